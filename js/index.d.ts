@@ -1,0 +1,42 @@
+/** The colour spaces of the jpeg codec's configuration. */
+export type JpegColorSpace = "grayscale" | "ycbcr" | "rgb";
+
+/** One component's [horizontal, vertical] JPEG sampling factors, each 1–4. */
+export type SamplingFactors = [number, number];
+
+/** The `configuration` member of a Zarr v3 `jpeg` codec object. */
+export interface JpegCodecConfiguration {
+  /** Encoder quality, an integer from 1 to 100 (required; 95 is the recommended default). */
+  quality: number;
+  /** Colour space of the samples inside the JPEG stream (required). */
+  encoded_color_space: JpegColorSpace;
+  /** Colour space of the chunk data; defaults to grayscale for grayscale, else rgb. */
+  decoded_color_space?: JpegColorSpace;
+  /** Per-component sampling factors; required for ycbcr, e.g. [[2, 2], [1, 1], [1, 1]] for 4:2:0. */
+  subsampling?: SamplingFactors[];
+}
+
+/** A configuration after validation: `decoded_color_space` filled in, `subsampling` only for ycbcr. */
+export interface NormalizedJpegCodecConfiguration extends JpegCodecConfiguration {
+  decoded_color_space: JpegColorSpace;
+}
+
+/** What went wrong, on every Error the codec throws. */
+export type JpegErrorKind =
+  | "InvalidConfiguration"
+  | "InvalidShape"
+  | "InvalidData"
+  | "UnsupportedStream"
+  | "CorruptStream"
+  | "StreamMismatch";
+
+/** Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig. */
+export function init(): Promise<void>;
+/** True once init() has finished. */
+export function isReady(): boolean;
+/** Validates a configuration; returns its normalised form or throws an Error naming the problem. */
+export function validateConfig(config: unknown): NormalizedJpegCodecConfiguration;
+/** Encodes C-order uint8 samples of shape (H, W), (H, W, 1) or (H, W, 3) as a baseline JPEG stream. */
+export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[]): Uint8Array;
+/** Decodes a JPEG stream to the C-order uint8 samples of `shape`. */
+export function decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Uint8Array;

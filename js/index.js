@@ -1,0 +1,2 @@
+// The package's public face: re-exports only.
+export { init, isReady, encode, decode, validateConfig } from "./loader.js";

@@ -1,0 +1,100 @@
+//! Chunk shape → JPEG image layout (height, width, components), per the spec's table.
+
+use crate::config::JpegConfig;
+use crate::error::{CodecError, Result};
+
+/// JPEG stores each dimension in 16 bits.
+pub const MAX_DIMENSION: u64 = 65535;
+
+/// The image a chunk becomes: C-order samples, channel axis innermost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkLayout {
+    pub height: u16,
+    pub width: u16,
+    /// 1 (grayscale) or 3 (colour).
+    pub components: u8,
+}
+
+impl ChunkLayout {
+    /// Applies the spec's shape table: (H, W) and (H, W, 1) → 1 component, (H, W, 3) → 3;
+    /// everything else is rejected with the reason.
+    pub fn from_shape(shape: &[u64]) -> Result<ChunkLayout> {
+        let (h, w, components) = match *shape {
+            [] => return Err(CodecError::shape("the chunk shape is empty (0-D); the jpeg codec needs (H, W), (H, W, 1) or (H, W, 3)")),
+            [n] => {
+                return Err(CodecError::shape(format!(
+                    "chunk shape [{n}] is 1-D; the jpeg codec needs (H, W), (H, W, 1) or (H, W, 3): \
+                     place a reshape codec before jpeg to make it 2-D"
+                )))
+            }
+            [h, w] => (h, w, 1u8),
+            [h, w, 1] => (h, w, 1),
+            [h, w, 3] => (h, w, 3),
+            [_, _, c] => {
+                return Err(CodecError::shape(format!(
+                    "chunk shape {} has {c} channels on its last axis; JPEG stores 1 (grayscale) or 3 \
+                     (colour) components: reshape or shard so the channel axis is 1 or 3",
+                    describe(shape)
+                )))
+            }
+            _ => {
+                return Err(CodecError::shape(format!(
+                    "chunk shape {} is {}-D; the jpeg codec accepts 2-D or 3-D chunks: place transpose \
+                     and/or reshape codecs before jpeg to bring it down to (H, W) or (H, W, C)",
+                    describe(shape),
+                    shape.len()
+                )))
+            }
+        };
+        for (axis, size) in [("height (axis 0)", h), ("width (axis 1)", w)] {
+            if size == 0 || size > MAX_DIMENSION {
+                return Err(CodecError::shape(format!(
+                    "chunk shape {}: the image {axis} is {size}, but JPEG dimensions must be from 1 to {MAX_DIMENSION}",
+                    describe(shape)
+                )));
+            }
+        }
+        Ok(ChunkLayout { height: h as u16, width: w as u16, components })
+    }
+
+    /// Like [`from_shape`](Self::from_shape), and checks the component count against the
+    /// configuration's colour spaces.
+    pub fn for_config(shape: &[u64], config: &JpegConfig) -> Result<ChunkLayout> {
+        let layout = Self::from_shape(shape)?;
+        let needed = config.components();
+        if usize::from(layout.components) != needed {
+            let expected = if needed == 1 { "(H, W) or (H, W, 1)" } else { "(H, W, 3)" };
+            return Err(CodecError::shape(format!(
+                "chunk shape {} has {} component{} but encoded_color_space \"{}\" stores {needed}: \
+                 the chunk shape must be {expected}",
+                describe(shape),
+                layout.components,
+                if layout.components == 1 { "" } else { "s" },
+                config.encoded_color_space.name(),
+            )));
+        }
+        Ok(layout)
+    }
+
+    pub fn sample_count(&self) -> usize {
+        usize::from(self.height) * usize::from(self.width) * usize::from(self.components)
+    }
+
+    /// The data must hold exactly one byte per sample.
+    pub fn check_data_len(&self, len: usize) -> Result<()> {
+        let expected = self.sample_count();
+        if len != expected {
+            return Err(CodecError::data(format!(
+                "the chunk data holds {len} bytes but the chunk shape needs {expected} \
+                 ({} × {} × {} uint8 samples)",
+                self.height, self.width, self.components
+            )));
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn describe(shape: &[u64]) -> String {
+    let parts: Vec<String> = shape.iter().map(|n| n.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}

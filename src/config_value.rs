@@ -1,0 +1,144 @@
+//! A JSON-like value for the codec configuration, independent of where it came from
+//! (a JS object through serde-wasm-bindgen, serde_json in tests). Parsing into this
+//! first, then validating by hand, lets every error message name the exact field and
+//! rule instead of serde's generic "invalid type" text.
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigValue {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<ConfigValue>),
+    /// Members in their original order (duplicates are kept so they can be rejected).
+    Object(Vec<(String, ConfigValue)>),
+}
+
+impl ConfigValue {
+    /// A short description of the value for error messages, e.g. `"90"` (a string) or `90.5`.
+    pub fn describe(&self) -> String {
+        match self {
+            ConfigValue::Null => "null".into(),
+            ConfigValue::Bool(b) => b.to_string(),
+            ConfigValue::Number(n) => format_number(*n),
+            ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
+            ConfigValue::Array(items) => {
+                let inner: Vec<String> = items.iter().take(8).map(|v| v.describe_compact()).collect();
+                let more = if items.len() > 8 { ", …" } else { "" };
+                format!("[{}{}]", inner.join(", "), more)
+            }
+            ConfigValue::Object(_) => "an object".into(),
+        }
+    }
+
+    fn describe_compact(&self) -> String {
+        match self {
+            ConfigValue::String(s) => format!("\"{}\"", truncate(s, 40)),
+            other => other.describe(),
+        }
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+fn format_number(n: f64) -> String {
+    if n.is_finite() && n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+impl<'de> Deserialize<'de> for ConfigValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ConfigValueVisitor)
+    }
+}
+
+struct ConfigValueVisitor;
+
+impl<'de> Visitor<'de> for ConfigValueVisitor {
+    type Value = ConfigValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Null)
+    }
+    fn visit_none<E>(self) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<ConfigValue, D::Error> {
+        ConfigValue::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(v as f64))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::Number(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<ConfigValue, E> {
+        Ok(ConfigValue::String(v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ConfigValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(ConfigValue::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ConfigValue, A::Error> {
+        let mut members = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, ConfigValue>()? {
+            members.push((key, value));
+        }
+        Ok(ConfigValue::Object(members))
+    }
+}
+
+impl serde::Serialize for ConfigValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            ConfigValue::Null => serializer.serialize_unit(),
+            ConfigValue::Bool(b) => serializer.serialize_bool(*b),
+            ConfigValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => serializer.serialize_i64(*n as i64),
+            ConfigValue::Number(n) => serializer.serialize_f64(*n),
+            ConfigValue::String(s) => serializer.serialize_str(s),
+            ConfigValue::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            ConfigValue::Object(members) => {
+                let mut map = serializer.serialize_map(Some(members.len()))?;
+                for (k, v) in members {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}

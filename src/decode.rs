@@ -1,0 +1,183 @@
+//! JPEG stream → chunk samples: header checks first (nothing is allocated from the
+//! stream's claims), then zune-jpeg, then the conversion to `decoded_color_space`.
+
+use zune_jpeg::zune_core::bytestream::ZCursor;
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+use zune_jpeg::zune_core::options::DecoderOptions;
+use zune_jpeg::JpegDecoder;
+
+use crate::chunk::ChunkLayout;
+use crate::color;
+use crate::config::{DecodedColorSpace, JpegConfig};
+use crate::error::{CodecError, Result};
+use crate::markers::{self, StreamHeader};
+
+/// Progressive streams with more scans than this are rejected (a cap against streams
+/// built from thousands of tiny scans; real encoders write about 10).
+pub const MAX_SCANS: usize = 100;
+
+/// The colour space of the samples inside the stream, as the stream's markers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoredColorSpace {
+    Grayscale,
+    Ycbcr,
+    Rgb,
+}
+
+/// Decodes `stream` into a new buffer of the chunk's C-order samples.
+pub fn decode(config: &JpegConfig, stream: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
+    let layout = ChunkLayout::for_config(shape, config)?;
+    let header = check_stream(stream, &layout)?;
+    let mut out = vec![0u8; layout.sample_count()];
+    decode_checked(config, stream, &layout, &header, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes `stream` into `out`, which must hold exactly the chunk's samples.
+pub fn decode_into(config: &JpegConfig, stream: &[u8], shape: &[u64], out: &mut [u8]) -> Result<()> {
+    let layout = ChunkLayout::for_config(shape, config)?;
+    if out.len() != layout.sample_count() {
+        return Err(CodecError::data(format!(
+            "the output buffer holds {} bytes but the chunk shape needs {}",
+            out.len(),
+            layout.sample_count()
+        )));
+    }
+    let header = check_stream(stream, &layout)?;
+    decode_checked(config, stream, &layout, &header, out)
+}
+
+/// Reads the header and checks it against the chunk before anything large is allocated.
+pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader> {
+    let header = markers::read_header(stream)?;
+    if header.width != layout.width || header.height != layout.height {
+        return Err(CodecError::mismatch(format!(
+            "the stream holds a {} × {} (height × width) image but the chunk is {} × {}",
+            header.height, header.width, layout.height, layout.width
+        )));
+    }
+    if header.components.len() != usize::from(layout.components) {
+        return Err(CodecError::mismatch(format!(
+            "the stream has {} component{} but the chunk shape expects {}",
+            header.components.len(),
+            if header.components.len() == 1 { "" } else { "s" },
+            layout.components
+        )));
+    }
+    check_sampling(&header)?;
+    Ok(header)
+}
+
+fn decode_checked(
+    config: &JpegConfig,
+    stream: &[u8],
+    layout: &ChunkLayout,
+    header: &StreamHeader,
+    out: &mut [u8],
+) -> Result<()> {
+    let stored = stored_color_space(header)?;
+    // zune-jpeg decides by itself that a stream is RGB when it has an Adobe transform 0
+    // or component ids 'R','G','B' (libjpeg lets JFIF win). Ask it for the samples as it
+    // sees them, then convert here wherever its view and the stream's markers differ.
+    let zune_sees_rgb = header.components.len() == 3 && (header.adobe_transform == Some(0) || header.ids_are_rgb());
+    let zune_raw = if zune_sees_rgb { ColorSpace::RGB } else { ColorSpace::YCbCr };
+    let (zune_out, convert): (ColorSpace, Option<fn(&mut [u8])>) = match (stored, config.decoded_color_space) {
+        (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => (ColorSpace::Luma, None),
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => (ColorSpace::RGB, None),
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => (zune_raw, Some(color::ycbcr_to_rgb_in_place)),
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Ycbcr) => (zune_raw, None),
+        (StoredColorSpace::Rgb, DecodedColorSpace::Rgb) if zune_sees_rgb => (zune_raw, None),
+        (StoredColorSpace::Rgb, DecodedColorSpace::Ycbcr) if zune_sees_rgb => {
+            (zune_raw, Some(color::rgb_to_ycbcr_in_place))
+        }
+        (stored, decoded) => {
+            return Err(CodecError::mismatch(format!(
+                "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
+                decoded.name()
+            )))
+        }
+    };
+    let options = DecoderOptions::default()
+        .set_max_width(usize::from(layout.width))
+        .set_max_height(usize::from(layout.height))
+        .set_strict_mode(true)
+        .jpeg_set_max_scans(MAX_SCANS)
+        .jpeg_set_out_colorspace(zune_out);
+    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
+    decoder.decode_headers().map_err(decoder_error)?;
+    if decoder.output_buffer_size() != Some(out.len()) {
+        return Err(CodecError::mismatch(format!(
+            "the decoder would produce {:?} bytes but the chunk holds {}",
+            decoder.output_buffer_size(),
+            out.len()
+        )));
+    }
+    decoder.decode_into(out).map_err(decoder_error)?;
+    if let Some(convert) = convert {
+        convert(out);
+    }
+    Ok(())
+}
+
+/// libjpeg-turbo's rules (JFIF → YCbCr; else Adobe transform; else ids 'R','G','B' → RGB;
+/// else YCbCr), except that a stream whose markers contradict each other is rejected,
+/// since decoders disagree on it and the spec forbids returning wrongly converted data.
+pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
+    if header.components.len() == 1 {
+        return Ok(StoredColorSpace::Grayscale);
+    }
+    match header.adobe_transform {
+        Some(0) if header.jfif => Err(CodecError::unsupported(
+            "the stream has both a JFIF marker (meaning YCbCr) and an Adobe marker with transform 0 \
+             (meaning RGB, no transform); decoders disagree on which wins, so it is rejected rather \
+             than risk returning wrongly converted colours",
+        )),
+        Some(0) => Ok(StoredColorSpace::Rgb),
+        Some(1) => Ok(StoredColorSpace::Ycbcr),
+        Some(2) => Err(CodecError::unsupported(
+            "the Adobe marker gives colour transform 2 (YCCK), which this codec cannot honour",
+        )),
+        Some(t) => Err(CodecError::unsupported(format!(
+            "the Adobe marker gives an unknown colour transform {t} (known: 0 = none/RGB, 1 = YCbCr, 2 = YCCK)"
+        ))),
+        None if header.jfif => Ok(StoredColorSpace::Ycbcr),
+        None if header.ids_are_rgb() => Ok(StoredColorSpace::Rgb),
+        None => Ok(StoredColorSpace::Ycbcr),
+    }
+}
+
+/// Sampling factors this decoder reconstructs correctly: 1, 2 or 4, integral ratios to the
+/// largest factor, and at most 10 blocks per MCU (ITU-T T.81 B.2.3).
+fn check_sampling(header: &StreamHeader) -> Result<()> {
+    if header.components.len() == 1 {
+        return Ok(());
+    }
+    let h_max = header.components.iter().map(|c| c.horizontal).max().unwrap_or(1);
+    let v_max = header.components.iter().map(|c| c.vertical).max().unwrap_or(1);
+    let blocks: u32 = header.components.iter().map(|c| u32::from(c.horizontal) * u32::from(c.vertical)).sum();
+    let describe = || {
+        let parts: Vec<String> = header.components.iter().map(|c| format!("[{}, {}]", c.horizontal, c.vertical)).collect();
+        format!("[{}]", parts.join(", "))
+    };
+    if blocks > 10 {
+        return Err(CodecError::corrupt(format!(
+            "sampling factors {} put {blocks} blocks in a minimum coded unit; JPEG allows at most 10",
+            describe()
+        )));
+    }
+    for c in &header.components {
+        let ok = |f: u8, max: u8| f != 3 && max % f == 0;
+        if !ok(c.horizontal, h_max) || !ok(c.vertical, v_max) {
+            return Err(CodecError::unsupported(format!(
+                "sampling factors {} are not supported by this decoder (factors must be 1, 2 or 4 and \
+                 divide the largest factor)",
+                describe()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn decoder_error(e: zune_jpeg::errors::DecodeErrors) -> CodecError {
+    CodecError::corrupt(format!("the decoder reported: {e}"))
+}

@@ -1,0 +1,79 @@
+//! Chunk samples → baseline JPEG stream, per colour mode.
+
+use jpeg_encoder::{ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, QuantizationTableType, SamplingFactor as EncoderSampling};
+
+use crate::chunk::ChunkLayout;
+use crate::config::{DecodedColorSpace, EncodedColorSpace, JpegConfig};
+use crate::error::{CodecError, Result};
+use crate::markers;
+
+/// The luminance table of ITU-T T.81 Annex K.1, in natural (row-major) order.
+const ANNEX_K_LUMA: [u16; 64] = [
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22,
+    37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+];
+
+/// Encodes one chunk (C-order uint8 samples of `shape`) as a baseline JPEG stream.
+pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
+    let layout = ChunkLayout::for_config(shape, config)?;
+    layout.check_data_len(data.len())?;
+
+    // Compressed output is usually far smaller than the samples; this avoids most regrowth.
+    let mut stream = Vec::with_capacity(layout.sample_count() / 4 + 1024);
+    let mut encoder = Encoder::new(&mut stream, config.quality);
+    // Optimised Huffman tables: smaller files, still baseline (SOF0).
+    encoder.set_optimized_huffman_tables(true);
+    // libjpeg's behaviour: chroma is averaged over the subsampled block, never picked.
+    encoder.set_chroma_subsampling_method(ChromaSubsamplingMethod::Average);
+
+    let color_type = match (config.decoded_color_space, config.encoded_color_space) {
+        (DecodedColorSpace::Grayscale, EncodedColorSpace::Grayscale) => ColorType::Luma,
+        (DecodedColorSpace::Rgb, EncodedColorSpace::Ycbcr) => ColorType::Rgb,
+        (DecodedColorSpace::Ycbcr, EncodedColorSpace::Ycbcr) => ColorType::Ycbcr,
+        (DecodedColorSpace::Rgb, EncodedColorSpace::Rgb) => {
+            // Independent channels: one quantisation table for all three (as libjpeg's RGB
+            // mode does); passing the samples as "YCbCr" keeps them unconverted.
+            let table = scaled_luma_table(config.quality);
+            encoder.set_quantization_tables(
+                QuantizationTableType::Custom(Box::new(table)),
+                QuantizationTableType::Custom(Box::new(table)),
+            );
+            ColorType::Ycbcr
+        }
+        (decoded, encoded) => {
+            return Err(CodecError::config(format!(
+                "decoded_color_space \"{}\" cannot be combined with encoded_color_space \"{}\"",
+                decoded.name(),
+                encoded.name()
+            )))
+        }
+    };
+    let luma = config.luma_sampling();
+    let sampling = EncoderSampling::from_factors(luma.horizontal, luma.vertical).ok_or_else(|| {
+        CodecError::config(format!(
+            "subsampling [{}, {}] is not supported by this implementation",
+            luma.horizontal, luma.vertical
+        ))
+    })?;
+    encoder.set_sampling_factor(sampling);
+    encoder
+        .encode(data, layout.width, layout.height, color_type)
+        .map_err(encoding_error)?;
+
+    if config.encoded_color_space == EncodedColorSpace::Rgb {
+        return markers::rewrite_as_rgb(&stream);
+    }
+    Ok(stream)
+}
+
+/// The Annex K luminance table scaled by `quality` exactly as IJG libjpeg does
+/// (`jpeg_quality_scaling`), limited to 1–255 as baseline JPEG requires.
+pub(crate) fn scaled_luma_table(quality: u8) -> [u16; 64] {
+    let quality = u32::from(quality.clamp(1, 100));
+    let scale = if quality < 50 { 5000 / quality } else { 200 - quality * 2 };
+    ANNEX_K_LUMA.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
+}
+
+fn encoding_error(e: EncodingError) -> CodecError {
+    CodecError::data(format!("the JPEG encoder failed: {e}"))
+}

@@ -1,0 +1,35 @@
+//! The Zarr v3 `jpeg` codec: configuration, chunk layout, colour conversion and
+//! baseline JPEG encode/decode for uint8 chunks. Knows nothing of JavaScript; the
+//! wasm-bindgen boundary lives in `wasm.rs` and only converts values.
+//!
+//! ```
+//! use zarr_jpeg::{ConfigValue, JpegConfig};
+//! let config = JpegConfig::parse(&ConfigValue::Object(vec![
+//!     ("quality".into(), ConfigValue::Number(90.0)),
+//!     ("encoded_color_space".into(), ConfigValue::String("grayscale".into())),
+//! ])).unwrap();
+//! let samples = vec![128u8; 16 * 16];
+//! let jpeg = zarr_jpeg::encode(&config, &samples, &[16, 16]).unwrap();
+//! let back = zarr_jpeg::decode(&config, &jpeg, &[16, 16]).unwrap();
+//! assert_eq!(back.len(), samples.len());
+//! ```
+
+pub mod chunk;
+pub mod color;
+pub mod config;
+pub mod config_value;
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod markers;
+
+/// The wasm-bindgen exports (public so the wasm test suites can call them).
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use chunk::ChunkLayout;
+pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
+pub use config_value::ConfigValue;
+pub use decode::{decode, decode_into};
+pub use encode::encode;
+pub use error::{CodecError, ErrorKind};

@@ -1,0 +1,301 @@
+//! JPEG marker-level work that happens outside the entropy coder:
+//! reading the frame header (and colour markers) before anything is decoded, and
+//! rewriting the encoder's markers for `rgb` streams.
+
+use crate::error::{CodecError, Result};
+
+const SOI: u8 = 0xD8;
+const EOI: u8 = 0xD9;
+const SOS: u8 = 0xDA;
+const DQT: u8 = 0xDB;
+const APP0: u8 = 0xE0;
+const APP14: u8 = 0xEE;
+
+/// How the stream's DCT coefficients are coded (only the decodable ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodingProcess {
+    /// SOF0
+    Baseline,
+    /// SOF1 (8-bit, Huffman)
+    ExtendedSequential,
+    /// SOF2 (Huffman)
+    Progressive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ComponentSpec {
+    pub id: u8,
+    pub horizontal: u8,
+    pub vertical: u8,
+    pub quant_table: u8,
+}
+
+/// What the markers before the first scan say about the image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamHeader {
+    pub process: CodingProcess,
+    pub height: u16,
+    pub width: u16,
+    pub components: Vec<ComponentSpec>,
+    /// A JFIF APP0 marker was present.
+    pub jfif: bool,
+    /// The colour transform of the last Adobe APP14 marker, if any.
+    pub adobe_transform: Option<u8>,
+}
+
+impl StreamHeader {
+    pub fn ids_are_rgb(&self) -> bool {
+        let ids: Vec<u8> = self.components.iter().map(|c| c.id).collect();
+        ids == b"RGB"
+    }
+}
+
+/// Reads every marker up to the first start-of-scan, validating lengths and rejecting,
+/// by name, the coding features this codec does not decode. Allocates nothing sized
+/// by the stream's claims.
+pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
+    check_signature(stream)?;
+    let mut pos = 2;
+    let mut frame: Option<(CodingProcess, u16, u16, Vec<ComponentSpec>)> = None;
+    let mut jfif = false;
+    let mut adobe_transform = None;
+    loop {
+        let (marker, after_marker) = next_marker(stream, pos)?;
+        match marker {
+            0xD0..=0xD7 | 0x01 => {
+                pos = after_marker;
+                continue;
+            }
+            SOI => return Err(CodecError::corrupt("a second start-of-image marker (FF D8) appears before any image data")),
+            EOI => return Err(CodecError::corrupt("the stream ends (FF D9) before any image data: no start-of-scan marker")),
+            _ => {}
+        }
+        let (payload, next) = segment(stream, after_marker, marker)?;
+        match marker {
+            0xC0 | 0xC1 | 0xC2 => {
+                if frame.is_some() {
+                    return Err(CodecError::corrupt("more than one frame header (SOF marker)"));
+                }
+                let process = match marker {
+                    0xC0 => CodingProcess::Baseline,
+                    0xC1 => CodingProcess::ExtendedSequential,
+                    _ => CodingProcess::Progressive,
+                };
+                frame = Some(parse_frame(payload, process)?);
+            }
+            0xC3 => return Err(CodecError::unsupported("lossless JPEG (SOF3) is not supported; only baseline, extended sequential and progressive DCT with Huffman coding")),
+            0xC5..=0xC7 | 0xDE => return Err(CodecError::unsupported("hierarchical (differential) JPEG is not supported; only baseline, extended sequential and progressive DCT with Huffman coding")),
+            0xC9..=0xCB | 0xCD..=0xCF | 0xCC => return Err(CodecError::unsupported("arithmetic coding is not supported; only Huffman-coded JPEG")),
+            0xC8 => return Err(CodecError::unsupported("the reserved JPG extension marker (FF C8) is not supported")),
+            APP0 if payload.starts_with(b"JFIF\0") => jfif = true,
+            APP14 if payload.len() >= 12 && payload.starts_with(b"Adobe") => {
+                adobe_transform = Some(payload[11]);
+            }
+            SOS => {
+                let Some((process, height, width, components)) = frame else {
+                    return Err(CodecError::corrupt("a scan (SOS) comes before the frame header (SOF)"));
+                };
+                return Ok(StreamHeader { process, height, width, components, jfif, adobe_transform });
+            }
+            _ => {}
+        }
+        pos = next;
+    }
+}
+
+/// Names other formats instead of calling them corrupt JPEG.
+fn check_signature(stream: &[u8]) -> Result<()> {
+    if stream.len() >= 2 && stream[0] == 0xFF && stream[1] == SOI {
+        return Ok(());
+    }
+    let what = if stream.is_empty() {
+        "the input is empty (0 bytes)".to_string()
+    } else if stream.starts_with(b"\x89PNG\r\n\x1a\n") {
+        "the input is a PNG file, not JPEG".to_string()
+    } else if stream.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) || stream.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n") {
+        "the input is JPEG 2000, not baseline JPEG".to_string()
+    } else if stream.starts_with(&[0xFF, 0x0A]) || stream.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") {
+        "the input is JPEG XL, not baseline JPEG".to_string()
+    } else {
+        let head: Vec<String> = stream.iter().take(4).map(|b| format!("{b:02X}")).collect();
+        format!("the input does not start with the JPEG start-of-image marker FF D8 (starts with {})", head.join(" "))
+    };
+    Err(CodecError::corrupt(what))
+}
+
+/// Finds the marker at `pos` (skipping fill bytes); returns its code and the offset after it.
+fn next_marker(stream: &[u8], mut pos: usize) -> Result<(u8, usize)> {
+    match stream.get(pos) {
+        Some(0xFF) => {}
+        Some(b) => {
+            return Err(CodecError::corrupt(format!(
+                "expected a marker (FF xx) at byte {pos} of the header, found {b:02X}"
+            )))
+        }
+        None => return Err(CodecError::corrupt(format!("the stream is truncated at byte {pos}, inside the header"))),
+    }
+    while stream.get(pos) == Some(&0xFF) {
+        pos += 1;
+    }
+    match stream.get(pos) {
+        Some(0x00) => Err(CodecError::corrupt(format!("invalid marker FF 00 at byte {}", pos - 1))),
+        Some(&m) => Ok((m, pos + 1)),
+        None => Err(CodecError::corrupt(format!("the stream is truncated at byte {pos}, inside the header"))),
+    }
+}
+
+/// The payload of the length-prefixed segment starting at `pos`, and where the next one starts.
+fn segment(stream: &[u8], pos: usize, marker: u8) -> Result<(&[u8], usize)> {
+    let len_bytes = stream.get(pos..pos + 2).ok_or_else(|| {
+        CodecError::corrupt(format!("the stream is truncated in the length of marker FF {marker:02X} at byte {pos}"))
+    })?;
+    let length = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
+    if length < 2 {
+        return Err(CodecError::corrupt(format!("marker FF {marker:02X} at byte {pos} has an invalid length {length}")));
+    }
+    let end = pos + length;
+    if end > stream.len() {
+        return Err(CodecError::corrupt(format!(
+            "marker FF {marker:02X} at byte {pos} claims {length} bytes but the stream ends after {}",
+            stream.len() - pos
+        )));
+    }
+    Ok((&stream[pos + 2..end], end))
+}
+
+fn parse_frame(p: &[u8], process: CodingProcess) -> Result<(CodingProcess, u16, u16, Vec<ComponentSpec>)> {
+    if p.len() < 6 {
+        return Err(CodecError::corrupt(format!("the frame header is {} bytes, too short", p.len())));
+    }
+    let precision = p[0];
+    let height = u16::from_be_bytes([p[1], p[2]]);
+    let width = u16::from_be_bytes([p[3], p[4]]);
+    let count = usize::from(p[5]);
+    if precision != 8 {
+        return Err(CodecError::unsupported(format!(
+            "{precision}-bit samples are not supported; the jpeg codec stores 8-bit (uint8) samples"
+        )));
+    }
+    if p.len() != 6 + 3 * count {
+        return Err(CodecError::corrupt(format!(
+            "the frame header is {} bytes but {count} components need {}",
+            p.len(),
+            6 + 3 * count
+        )));
+    }
+    match count {
+        1 | 3 => {}
+        4 => return Err(CodecError::unsupported("4-component (CMYK or YCCK) JPEG is not supported; the jpeg codec stores 1 or 3 components")),
+        n => return Err(CodecError::unsupported(format!("{n}-component JPEG is not supported; the jpeg codec stores 1 or 3 components"))),
+    }
+    if width == 0 {
+        return Err(CodecError::corrupt("the frame header gives a width of 0"));
+    }
+    if height == 0 {
+        return Err(CodecError::unsupported("a frame height of 0 (to be defined by a later DNL marker) is not supported"));
+    }
+    let mut components = Vec::with_capacity(count);
+    for c in p[6..].chunks_exact(3) {
+        let spec = ComponentSpec { id: c[0], horizontal: c[1] >> 4, vertical: c[1] & 0x0F, quant_table: c[2] };
+        if !(1..=4).contains(&spec.horizontal) || !(1..=4).contains(&spec.vertical) {
+            return Err(CodecError::corrupt(format!(
+                "component {} has sampling factors {}×{}; JPEG allows 1 to 4",
+                spec.id, spec.horizontal, spec.vertical
+            )));
+        }
+        if spec.quant_table > 3 {
+            return Err(CodecError::corrupt(format!(
+                "component {} uses quantisation table {}; JPEG has tables 0 to 3",
+                spec.id, spec.quant_table
+            )));
+        }
+        if components.iter().any(|o: &ComponentSpec| o.id == spec.id) {
+            return Err(CodecError::corrupt(format!("component id {} appears twice in the frame header", spec.id)));
+        }
+        components.push(spec);
+    }
+    Ok((process, height, width, components))
+}
+
+/// The APP14 "Adobe" segment with colour transform 0 (unknown: no inverse YCbCr
+/// transform), as libjpeg writes it: version 100, no flags.
+const ADOBE_TRANSFORM_0: [u8; 16] = [
+    0xFF, APP14, 0x00, 0x0E, b'A', b'd', b'o', b'b', b'e', 0x00, 0x64, 0x00, 0x00, 0x00, 0x00, 0x00,
+];
+
+/// Turns the encoder's three-component stream (JFIF, ids 0/1/2, two quantisation
+/// tables) into the `rgb` form the spec and libjpeg-turbo agree on: no JFIF APP0, an
+/// Adobe APP14 with transform 0, component ids 'R','G','B', and every component on
+/// quantisation table 0 (the caller made both tables identical).
+pub fn rewrite_as_rgb(stream: &[u8]) -> Result<Vec<u8>> {
+    const IDS: [u8; 3] = [b'R', b'G', b'B'];
+    let internal = |what: &str| CodecError::corrupt(format!("internal error rewriting the rgb stream: {what}"));
+    if !stream.starts_with(&[0xFF, SOI]) {
+        return Err(internal("no SOI"));
+    }
+    let mut out = Vec::with_capacity(stream.len() + ADOBE_TRANSFORM_0.len());
+    out.extend_from_slice(&[0xFF, SOI]);
+    out.extend_from_slice(&ADOBE_TRANSFORM_0);
+    let mut pos = 2;
+    loop {
+        let (marker, after) = next_marker(stream, pos).map_err(|_| internal("bad marker"))?;
+        if marker == EOI {
+            out.extend_from_slice(&[0xFF, EOI]);
+            return Ok(out);
+        }
+        let (payload, next) = segment(stream, after, marker).map_err(|_| internal("bad segment"))?;
+        let mut payload = payload.to_vec();
+        match marker {
+            APP0 if payload.starts_with(b"JFIF\0") => {
+                pos = next;
+                continue;
+            }
+            DQT => {
+                // One table per segment here; drop table 1, which the components no longer use.
+                if payload.first().map(|pq_tq| pq_tq & 0x0F) == Some(1) {
+                    pos = next;
+                    continue;
+                }
+            }
+            0xC0 => {
+                let specs = payload.get_mut(6..).ok_or_else(|| internal("short SOF"))?;
+                for (i, c) in specs.chunks_exact_mut(3).enumerate() {
+                    c[0] = *IDS.get(i).ok_or_else(|| internal("more than 3 components"))?;
+                    c[2] = 0;
+                }
+            }
+            SOS => {
+                let n = usize::from(*payload.first().ok_or_else(|| internal("empty SOS"))?);
+                let selectors = payload.get_mut(1..1 + 2 * n).ok_or_else(|| internal("short SOS"))?;
+                for c in selectors.chunks_exact_mut(2) {
+                    c[0] = *IDS.get(usize::from(c[0])).ok_or_else(|| internal("unexpected component id"))?;
+                }
+            }
+            _ => {}
+        }
+        out.extend_from_slice(&[0xFF, marker]);
+        out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+        out.extend_from_slice(&payload);
+        pos = next;
+        if marker == SOS {
+            let end = entropy_coded_end(stream, pos);
+            out.extend_from_slice(&stream[pos..end]);
+            pos = end;
+        }
+    }
+}
+
+/// The offset of the first marker after entropy-coded data starting at `pos`
+/// (stuffed FF 00 bytes and restart markers belong to the data).
+pub(crate) fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
+    while pos + 1 < stream.len() {
+        if stream[pos] == 0xFF {
+            let next = stream[pos + 1];
+            if next != 0x00 && !(0xD0..=0xD7).contains(&next) && next != 0xFF {
+                return pos;
+            }
+        }
+        pos += 1;
+    }
+    stream.len()
+}

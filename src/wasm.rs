@@ -1,0 +1,129 @@
+//! The wasm-bindgen boundary: converts JS values to Rust and `CodecError`s to JS
+//! `Error`s. No codec logic lives here.
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::{CodecError, ConfigValue, ErrorKind, JpegConfig};
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Validates a codec configuration; returns its normalised form or throws.
+#[wasm_bindgen(js_name = validateConfig)]
+pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
+    let config = parse_config(config)?;
+    config
+        .to_value()
+        .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
+        .map_err(|e| js_error(&format!("jpeg: could not return the configuration: {e}"), "InternalError"))
+}
+
+/// Encodes one chunk: `data` holds the C-order uint8 samples of `shape`.
+#[wasm_bindgen]
+pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
+    let config = parse_config(config)?;
+    let shape = parse_shape(&shape)?;
+    let data = bytes(&data, "data")?;
+    let stream = crate::encode(&config, &data, &shape).map_err(codec_error)?;
+    Ok(Uint8Array::from(stream.as_slice()))
+}
+
+/// Decodes one chunk's JPEG stream to the C-order uint8 samples of `shape`.
+#[wasm_bindgen]
+pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
+    let config = parse_config(config)?;
+    let shape = parse_shape(&shape)?;
+    let stream = bytes(&stream, "the encoded chunk")?;
+    let samples = crate::decode(&config, &stream, &shape).map_err(codec_error)?;
+    Ok(Uint8Array::from(samples.as_slice()))
+}
+
+fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
+    let value: ConfigValue = serde_wasm_bindgen::from_value(config)
+        .map_err(|e| codec_error(CodecError::config(format!("the configuration is not a JSON-like object: {e}"))))?;
+    JpegConfig::parse(&value).map_err(codec_error)
+}
+
+/// A chunk shape: an array of non-negative integers.
+fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
+    if !Array::is_array(shape) {
+        return Err(codec_error(CodecError::shape(format!(
+            "the chunk shape must be an array of integers, got {}",
+            type_name(shape)
+        ))));
+    }
+    Array::from(shape)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(n as u64),
+            _ => Err(codec_error(CodecError::shape(format!(
+                "shape[{i}] must be a non-negative integer, got {}",
+                describe_value(&v)
+            )))),
+        })
+        .collect()
+}
+
+/// Copies a `Uint8Array` into wasm memory; anything else (other typed arrays included)
+/// is rejected rather than silently converted.
+fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
+    match value.dyn_ref::<Uint8Array>() {
+        Some(array) => Ok(array.to_vec()),
+        None => Err(codec_error(CodecError::data(format!(
+            "{what} must be a Uint8Array, got {}",
+            type_name(value)
+        )))),
+    }
+}
+
+fn type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        return "null".into();
+    }
+    if value.is_undefined() {
+        return "undefined".into();
+    }
+    if let Some(object) = value.dyn_ref::<Object>() {
+        if let Some(name) = object.constructor().name().as_string() {
+            if !name.is_empty() {
+                return format!("a {name}");
+            }
+        }
+    }
+    value.js_typeof().as_string().map(|t| format!("a {t}")).unwrap_or_else(|| "an unknown value".into())
+}
+
+fn describe_value(value: &JsValue) -> String {
+    if let Some(n) = value.as_f64() {
+        return n.to_string();
+    }
+    if let Some(s) = value.as_string() {
+        return format!("\"{s}\" (a string)");
+    }
+    type_name(value)
+}
+
+fn codec_error(e: CodecError) -> JsValue {
+    let kind = match e.kind() {
+        ErrorKind::InvalidConfiguration => "InvalidConfiguration",
+        ErrorKind::InvalidShape => "InvalidShape",
+        ErrorKind::InvalidData => "InvalidData",
+        ErrorKind::UnsupportedStream => "UnsupportedStream",
+        ErrorKind::CorruptStream => "CorruptStream",
+        ErrorKind::StreamMismatch => "StreamMismatch",
+    };
+    js_error(&e.to_string(), kind)
+}
+
+/// A JS `Error` with a `kind` property callers can branch on.
+fn js_error(message: &str, kind: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    let _ = Reflect::set(&error, &JsValue::from_str("kind"), &JsValue::from_str(kind));
+    error.into()
+}
