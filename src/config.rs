@@ -68,11 +68,13 @@ impl SamplingFactor {
 /// encodes and decodes. The spec allows 1–4 in each direction; the others are
 /// rejected when parsing, as the spec requires of an implementation that cannot
 /// honour them:
-/// - a factor of 3 (jpeg-encoder cannot write it, zune-jpeg cannot read a horizontal 3);
+/// - a factor of 3: jpeg-encoder cannot write it, zune-jpeg cannot read a horizontal 3;
+/// - [1, 4], [2, 4], [4, 2]: jpeg-encoder writes factors of 4 only as one scan per
+///   component, and zune-jpeg 0.5.15 misdecodes such scans when they are subsampled
+///   vertically (see decode.rs), so we could not read our own output;
 /// - [4, 4], [3, 3], [4, 3], [3, 4]: an MCU would hold more than the 10 blocks that
 ///   ITU-T T.81 (B.2.3) allows, so no baseline JPEG can carry them.
-pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] =
-    [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (4, 2), (1, 4), (2, 4)];
+pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 5] = [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -355,8 +357,7 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
         SUPPORTED_LUMA_FACTORS.iter().map(|(h, v)| format!("[{h}, {v}]")).collect();
     Err(CodecError::config(format!(
         "subsampling [[{h}, {v}], [1, 1], [1, 1]] is allowed by the spec but not supported by this \
-         implementation (sampling factors of 3 cannot be encoded); supported first-component \
-         factors are {}",
+         implementation; supported first-component factors are {}",
         supported.join(", ")
     )))
 }

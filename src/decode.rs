@@ -10,7 +10,7 @@ use crate::chunk::ChunkLayout;
 use crate::color;
 use crate::config::{DecodedColorSpace, JpegConfig};
 use crate::error::{CodecError, Result};
-use crate::markers::{self, StreamHeader};
+use crate::markers::{self, CodingProcess, StreamHeader};
 
 /// Progressive streams with more scans than this are rejected (a cap against streams
 /// built from thousands of tiny scans; real encoders write about 10).
@@ -146,8 +146,12 @@ pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
     }
 }
 
-/// Sampling factors this decoder reconstructs correctly: 1, 2 or 4, integral ratios to the
-/// largest factor, and at most 10 blocks per MCU (ITU-T T.81 B.2.3).
+/// Sampling layouts this decoder reconstructs correctly; the others are rejected by name
+/// rather than decoded wrongly:
+/// - factors 1, 2 or 4 that divide the largest factor, at most 10 blocks per MCU (T.81 B.2.3);
+/// - the first (luma) component has the largest factors (zune-jpeg upsamples relative to it);
+/// - sequential streams that code components in separate scans only without vertical
+///   subsampling (zune-jpeg 0.5.15 misplaces block rows of such scans).
 fn check_sampling(header: &StreamHeader) -> Result<()> {
     if header.components.len() == 1 {
         return Ok(());
@@ -165,15 +169,29 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
             describe()
         )));
     }
-    for c in &header.components {
-        let ok = |f: u8, max: u8| f != 3 && max % f == 0;
-        if !ok(c.horizontal, h_max) || !ok(c.vertical, v_max) {
-            return Err(CodecError::unsupported(format!(
-                "sampling factors {} are not supported by this decoder (factors must be 1, 2 or 4 and \
-                 divide the largest factor)",
-                describe()
-            )));
-        }
+    let divides = |f: u8, max: u8| f != 3 && max % f == 0;
+    if header.components.iter().any(|c| !divides(c.horizontal, h_max) || !divides(c.vertical, v_max)) {
+        return Err(CodecError::unsupported(format!(
+            "sampling factors {} are not supported by this decoder (factors must be 1, 2 or 4 and \
+             divide the largest factor)",
+            describe()
+        )));
+    }
+    let first = header.components[0];
+    if first.horizontal != h_max || first.vertical != v_max {
+        return Err(CodecError::unsupported(format!(
+            "sampling factors {} are not supported by this decoder: a later component is sampled \
+             more finely than the first",
+            describe()
+        )));
+    }
+    let separate_scans = usize::from(header.first_scan_components) < header.components.len();
+    if separate_scans && header.process != CodingProcess::Progressive && v_max > 1 {
+        return Err(CodecError::unsupported(format!(
+            "a sequential stream that codes its components in separate scans with vertical \
+             subsampling {} is not supported by this decoder",
+            describe()
+        )));
     }
     Ok(())
 }

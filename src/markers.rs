@@ -41,6 +41,8 @@ pub struct StreamHeader {
     pub jfif: bool,
     /// The colour transform of the last Adobe APP14 marker, if any.
     pub adobe_transform: Option<u8>,
+    /// How many components the first scan holds (all of them when interleaved).
+    pub first_scan_components: u8,
 }
 
 impl StreamHeader {
@@ -95,7 +97,10 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
                 let Some((process, height, width, components)) = frame else {
                     return Err(CodecError::corrupt("a scan (SOS) comes before the frame header (SOF)"));
                 };
-                return Ok(StreamHeader { process, height, width, components, jfif, adobe_transform });
+                let first_scan_components = *payload
+                    .first()
+                    .ok_or_else(|| CodecError::corrupt("the start-of-scan header is empty"))?;
+                return Ok(StreamHeader { process, height, width, components, jfif, adobe_transform, first_scan_components });
             }
             _ => {}
         }

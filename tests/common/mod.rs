@@ -1,0 +1,175 @@
+//! Helpers shared by the native test suites: sample images, configurations from JSON,
+//! libjpeg-turbo's `djpeg` as the independent reference decoder, and error metrics.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use zarr_jpeg::{ConfigValue, JpegConfig};
+
+pub fn repo_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// An image as C-order samples.
+#[derive(Debug, Clone)]
+pub struct Image {
+    pub height: usize,
+    pub width: usize,
+    pub components: usize,
+    pub samples: Vec<u8>,
+}
+
+impl Image {
+    pub fn shape(&self) -> Vec<u64> {
+        if self.components == 1 {
+            vec![self.height as u64, self.width as u64]
+        } else {
+            vec![self.height as u64, self.width as u64, self.components as u64]
+        }
+    }
+
+    /// A crop; sizes that run past the edge repeat the image (tiling).
+    pub fn tile(&self, height: usize, width: usize, top: usize, left: usize) -> Image {
+        let c = self.components;
+        let mut samples = Vec::with_capacity(height * width * c);
+        for y in 0..height {
+            let sy = (top + y) % self.height;
+            for x in 0..width {
+                let sx = (left + x) % self.width;
+                let at = (sy * self.width + sx) * c;
+                samples.extend_from_slice(&self.samples[at..at + c]);
+            }
+        }
+        Image { height, width, components: c, samples }
+    }
+}
+
+/// Reads an 8-bit grayscale or RGB PNG (RGBA drops alpha).
+pub fn load_png(rel: &str) -> Image {
+    let file = std::fs::File::open(repo_path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let (height, width) = (info.height as usize, info.width as usize);
+    let (components, samples) = match info.color_type {
+        png::ColorType::Grayscale => (1, buf),
+        png::ColorType::GrayscaleAlpha => (1, buf.chunks_exact(2).map(|p| p[0]).collect()),
+        png::ColorType::Rgb => (3, buf),
+        png::ColorType::Rgba => (3, buf.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect()),
+        other => panic!("{rel}: unexpected PNG colour type {other:?}"),
+    };
+    Image { height, width, components, samples }
+}
+
+/// The colour sample image (scikit-image's ihc.png, 512×512 RGB).
+pub fn ihc() -> Image {
+    load_png("samples/ihc.png")
+}
+
+/// The grayscale sample image (scikit-image's cell.png).
+pub fn cell() -> Image {
+    load_png("samples/cell.png")
+}
+
+pub fn config_value(json: &str) -> ConfigValue {
+    serde_json::from_str(json).unwrap_or_else(|e| panic!("bad test JSON {json}: {e}"))
+}
+
+pub fn config(json: &str) -> JpegConfig {
+    JpegConfig::parse(&config_value(json)).unwrap_or_else(|e| panic!("{json}: {e}"))
+}
+
+/// Decodes a JPEG stream with libjpeg-turbo's `djpeg` (default settings: islow IDCT,
+/// fancy upsampling, colour space from the markers) into an image.
+pub fn djpeg(stream: &[u8]) -> Image {
+    let dir = std::env::temp_dir().join(format!("zarr-jpeg-djpeg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let input = dir.join(format!("{n}.jpg"));
+    std::fs::write(&input, stream).unwrap();
+    let output = Command::new("djpeg")
+        .arg("-pnm")
+        .arg(&input)
+        .output()
+        .expect("djpeg (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup`");
+    std::fs::remove_file(&input).ok();
+    assert!(output.status.success(), "djpeg failed: {}", String::from_utf8_lossy(&output.stderr));
+    parse_pnm(&output.stdout)
+}
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Binary PGM (P5) or PPM (P6) with maxval 255.
+pub fn parse_pnm(bytes: &[u8]) -> Image {
+    let mut fields = Vec::new();
+    let mut pos = 0;
+    while fields.len() < 4 {
+        while bytes[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if bytes[pos] == b'#' {
+            while bytes[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
+        }
+        let start = pos;
+        while !bytes[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        fields.push(String::from_utf8(bytes[start..pos].to_vec()).unwrap());
+    }
+    pos += 1;
+    let components = match fields[0].as_str() {
+        "P5" => 1,
+        "P6" => 3,
+        other => panic!("unexpected PNM type {other}"),
+    };
+    assert_eq!(fields[3], "255");
+    let width: usize = fields[1].parse().unwrap();
+    let height: usize = fields[2].parse().unwrap();
+    let samples = bytes[pos..pos + width * height * components].to_vec();
+    Image { height, width, components, samples }
+}
+
+pub fn read_pnm_file(rel: &str) -> Image {
+    parse_pnm(&std::fs::read(repo_path(rel)).unwrap())
+}
+
+pub fn max_abs_diff(a: &[u8], b: &[u8]) -> u8 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0)
+}
+
+pub fn mean_abs_diff(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter().zip(b).map(|(x, y)| f64::from(x.abs_diff(*y))).sum::<f64>() / a.len() as f64
+}
+
+/// Peak signal-to-noise ratio in dB (infinite for identical inputs).
+pub fn psnr(a: &[u8], b: &[u8]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    let mse = a.iter().zip(b).map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2)).sum::<f64>() / a.len() as f64;
+    if mse == 0.0 {
+        f64::INFINITY
+    } else {
+        10.0 * (255.0f64 * 255.0 / mse).log10()
+    }
+}
+
+/// Deterministic pseudo-random bytes (xorshift) for synthetic chunks.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
