@@ -1,0 +1,148 @@
+// A pool of decode workers (Web Workers in browsers, worker_threads in Node). JPEG bytes go
+// to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
+// shard); decoded samples come back transferred. Where workers cannot start (no Worker,
+// a blocked or missing worker script), decoding falls back to the calling thread.
+import { init, decode } from "./loader.js";
+
+const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
+const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
+
+async function spawn(url) {
+  if (isNode) {
+    const { Worker } = await import(NODE_WORKER_THREADS);
+    const worker = new Worker(url);
+    worker.unref();
+    return {
+      on: (type, fn) => worker.on(type, fn),
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      ref: () => worker.ref(),
+      unref: () => worker.unref(),
+      terminate: () => worker.terminate(),
+    };
+  }
+  if (typeof Worker !== "function") throw new Error("no Worker in this environment");
+  const worker = new Worker(url, { type: "module" });
+  return {
+    on(type, fn) {
+      if (type === "message") worker.addEventListener("message", (event) => fn(event.data));
+      else if (type === "error") {
+        worker.addEventListener("error", (event) => fn(new Error(event.message || "worker failed to load")));
+        worker.addEventListener("messageerror", () => fn(new Error("worker message could not be deserialised")));
+      }
+    },
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    ref() {},
+    unref() {},
+    terminate: () => worker.terminate(),
+  };
+}
+
+function rebuildError({ message, kind }) {
+  const error = new Error(message);
+  if (kind !== undefined) error.kind = kind;
+  return error;
+}
+
+export class DecodePool {
+  #size;
+  #url;
+  #workers = null; // Promise<Array<slot>>
+  #jobs = new Map();
+  #nextId = 1;
+  /** "workers" once at least one worker answered, "main-thread" after falling back. */
+  mode = "pending";
+
+  constructor({ size = 1, workerUrl } = {}) {
+    this.#size = Math.max(1, Math.floor(size));
+    this.#url = workerUrl ?? new URL("./worker.js", import.meta.url);
+  }
+
+  /** Decodes in a worker; resolves to the C-order samples. */
+  async decode(config, bytes, shape) {
+    const workers = await this.#start();
+    if (workers.length === 0) return decode(config, bytes, shape);
+    const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
+    const copy = bytes.slice();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#jobs.set(id, { resolve, reject, slot, args: [config, bytes, shape] });
+      if (slot.inflight++ === 0) slot.worker.ref();
+      slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);
+    });
+  }
+
+  #start() {
+    this.#workers ??= (async () => {
+      const started = await Promise.all(Array.from({ length: this.#size }, () => this.#startOne()));
+      const workers = started.filter(Boolean);
+      if (workers.length === 0) await init();
+      this.mode = workers.length > 0 ? "workers" : "main-thread";
+      return workers;
+    })();
+    return this.#workers;
+  }
+
+  async #startOne() {
+    let worker;
+    try {
+      worker = await spawn(this.#url);
+    } catch {
+      return null;
+    }
+    const slot = { worker, inflight: 0, alive: true };
+    return new Promise((resolve) => {
+      worker.on("message", (message) => {
+        if ("ready" in message) {
+          if (!message.ready) {
+            slot.alive = false;
+            worker.terminate();
+          }
+          return resolve(message.ready ? slot : null);
+        }
+        const job = this.#jobs.get(message.id);
+        if (!job) return;
+        this.#jobs.delete(message.id);
+        if (--slot.inflight === 0) worker.unref();
+        if (message.error) job.reject(rebuildError(message.error));
+        else job.resolve(message.data);
+      });
+      const fail = () => {
+        if (!slot.alive) return;
+        slot.alive = false;
+        resolve(null);
+        this.#retire(slot);
+      };
+      worker.on("error", fail);
+      worker.on("exit", fail);
+    });
+  }
+
+  // A worker died: take it out of the pool and finish its jobs on the calling thread.
+  async #retire(slot) {
+    const workers = await this.#workers;
+    const i = workers?.indexOf(slot) ?? -1;
+    if (i >= 0) workers.splice(i, 1);
+    slot.worker.terminate();
+    await init();
+    for (const [id, job] of this.#jobs) {
+      if (job.slot !== slot) continue;
+      this.#jobs.delete(id);
+      try {
+        job.resolve(decode(...job.args));
+      } catch (error) {
+        job.reject(error);
+      }
+    }
+  }
+
+  /** Terminates the workers; later decodes start a fresh pool. */
+  async close() {
+    const workers = this.#workers ? await this.#workers : [];
+    this.#workers = null;
+    this.mode = "pending";
+    for (const slot of workers) {
+      slot.alive = false;
+      await slot.worker.terminate();
+    }
+  }
+}

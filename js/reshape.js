@@ -1,0 +1,219 @@
+// The Zarr v3 `reshape` codec (zarr-extensions codecs/reshape), an array → array codec
+// that zarrita lacks, plus the chunk-layout helpers that both it and the jpeg codec use
+// to see a chunk the way the codec chain presents it.
+//
+// zarrita's model: a `transpose` codec does not change a chunk's `shape`, only its
+// `stride` (the data is in the permuted order in memory). A codec that needs the chunk
+// "as the spec sees it" therefore composes the transposes before it with the chunk shape.
+
+/** The error every reshape rule violation throws (an Error with `kind`, message "reshape: …"). */
+function reshapeError(message) {
+  const error = new Error(`reshape: ${message}`);
+  error.kind = "InvalidConfiguration";
+  return error;
+}
+
+const product = (values) => values.reduce((a, b) => a * b, 1);
+
+/** C-order (row-major) strides of `shape`. */
+export function contiguousStrides(shape) {
+  const stride = new Array(shape.length);
+  let step = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    stride[i] = step;
+    step *= shape[i];
+  }
+  return stride;
+}
+
+function normaliseOrder(order, rank) {
+  if (order === undefined || order === "C") return Array.from({ length: rank }, (_, i) => i);
+  if (order === "F") return Array.from({ length: rank }, (_, i) => rank - 1 - i);
+  return order;
+}
+
+/**
+ * The layout a codec at `position` in `meta.codecs` receives: `shape` is the logical
+ * (spec) shape, `axes[i]` the axis of zarrita's chunk (whose shape is `meta.shape`) that
+ * logical axis `i` comes from. Transposes since the last reshape are composed (a reshape
+ * hands over a C-contiguous chunk whose shape zarrita already knows via getEncodedMeta).
+ */
+export function layoutAt(meta, position) {
+  const codecs = meta.codecs ?? [];
+  let start = 0;
+  for (let i = 0; i < position; i++) if (codecs[i]?.name === "reshape") start = i + 1;
+  let axes = meta.shape.map((_, i) => i);
+  for (let i = start; i < position; i++) {
+    if (codecs[i]?.name !== "transpose") continue;
+    const order = normaliseOrder(codecs[i].configuration?.order, axes.length);
+    if (!Array.isArray(order) || order.length !== axes.length) {
+      throw reshapeError(
+        `cannot follow transpose order ${JSON.stringify(codecs[i].configuration?.order)} over a chunk of rank ${axes.length}`,
+      );
+    }
+    axes = order.map((o) => axes[o]);
+  }
+  return { shape: axes.map((a) => meta.shape[a]), axes };
+}
+
+/** Index of the codec whose configuration object is `configuration` (zarrita passes it through), else the first named `name`. */
+export function codecPosition(meta, configuration, name) {
+  const codecs = meta.codecs ?? [];
+  let index = codecs.findIndex((c) => c.configuration === configuration && c.name === name);
+  if (index < 0) index = codecs.findIndex((c) => c.name === name);
+  return index < 0 ? 0 : index;
+}
+
+/** Strides for zarrita's chunk (shape indexed by zarrita's axes) whose memory is C order over the logical layout. */
+export function stridesFor(layout) {
+  const logical = contiguousStrides(layout.shape);
+  const stride = new Array(layout.axes.length);
+  layout.axes.forEach((axis, i) => (stride[axis] = logical[i]));
+  return stride;
+}
+
+/**
+ * The chunk's data in C order over the logical layout: the same typed array when its
+ * strides already say so (a view, no copy), else a gathered copy.
+ */
+export function contiguousData(chunk, layout) {
+  const size = product(layout.shape);
+  const stride = layout.axes.map((axis) => chunk.stride[axis]);
+  const wanted = contiguousStrides(layout.shape);
+  if (stride.every((s, i) => s === wanted[i] || layout.shape[i] === 1)) {
+    return chunk.data.length === size ? chunk.data : chunk.data.subarray(0, size);
+  }
+  const out = new chunk.data.constructor(size);
+  const rank = layout.shape.length;
+  const index = new Array(rank).fill(0);
+  let src = 0;
+  for (let n = 0; n < size; n++) {
+    out[n] = chunk.data[src];
+    for (let d = rank - 1; d >= 0; d--) {
+      index[d]++;
+      src += stride[d];
+      if (index[d] < layout.shape[d]) break;
+      src -= stride[d] * layout.shape[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+/**
+ * Applies the reshape rules to an input shape `inputShape` (A) and returns the output
+ * shape (B), or throws an Error naming the rule that fails.
+ */
+export function reshapeShape(configuration, inputShape) {
+  const spec = configuration?.shape;
+  if (!Array.isArray(spec) || spec.length === 0) {
+    throw reshapeError(`configuration.shape must be a non-empty array, got ${JSON.stringify(spec)}`);
+  }
+  const rankA = inputShape.length;
+  const sizes = new Array(spec.length);
+  let auto = -1;
+  let lastInputDim = -1;
+  spec.forEach((entry, i) => {
+    if (entry === -1) {
+      if (auto >= 0) throw reshapeError(`shape has -1 at positions ${auto} and ${i}; -1 must occur at most once`);
+      auto = i;
+    } else if (Number.isInteger(entry) && entry > 0) {
+      sizes[i] = entry;
+    } else if (Array.isArray(entry)) {
+      for (const d of entry) {
+        if (!Number.isInteger(d) || d < 0 || d >= rankA) {
+          throw reshapeError(
+            `shape[${i}] = ${JSON.stringify(entry)}: input dimension ${JSON.stringify(d)} is not an integer in 0..${rankA - 1} (the input has rank ${rankA})`,
+          );
+        }
+        if (d <= lastInputDim) {
+          throw reshapeError(
+            `shape ${JSON.stringify(spec)}: the flattened input_dims must be in increasing order (${d} follows ${lastInputDim}); reshape never transposes, use a transpose codec for that`,
+          );
+        }
+        lastInputDim = d;
+      }
+      sizes[i] = product(entry.map((d) => inputShape[d]));
+    } else {
+      throw reshapeError(
+        `shape[${i}] = ${JSON.stringify(entry)} must be a positive integer, an array of input dimensions, or -1`,
+      );
+    }
+  });
+  const total = product(inputShape);
+  if (auto >= 0) {
+    const known = product(sizes.filter((_, i) => i !== auto));
+    if (known === 0 || total % known !== 0) {
+      throw reshapeError(
+        `shape ${JSON.stringify(spec)} over input shape ${JSON.stringify(inputShape)}: no size for -1 makes prod(output) == prod(input) = ${total}`,
+      );
+    }
+    sizes[auto] = total / known;
+  }
+  if (product(sizes) !== total) {
+    throw reshapeError(
+      `shape ${JSON.stringify(spec)} over input shape ${JSON.stringify(inputShape)} gives ${JSON.stringify(sizes)}: prod(output) = ${product(sizes)} != prod(input) = ${total}`,
+    );
+  }
+  spec.forEach((entry, i) => {
+    if (!Array.isArray(entry) || entry.length === 0) return;
+    const first = entry[0];
+    const last = entry[entry.length - 1];
+    const before = product(sizes.slice(0, i));
+    const after = product(sizes.slice(i + 1));
+    if (before !== product(inputShape.slice(0, first)) || after !== product(inputShape.slice(last + 1))) {
+      throw reshapeError(
+        `shape[${i}] = ${JSON.stringify(entry)} over input shape ${JSON.stringify(inputShape)}: the output dimensions before it ` +
+          `(product ${before}) must cover exactly input dimensions 0..${first - 1} (product ${product(inputShape.slice(0, first))}) and those after it ` +
+          `(product ${after}) exactly input dimensions ${last + 1}.. (product ${product(inputShape.slice(last + 1))})`,
+      );
+    }
+  });
+  return sizes;
+}
+
+/** The `reshape` array → array codec for zarrita. Encode and decode return views when the data is C-contiguous. */
+export class ReshapeCodec {
+  kind = "array_to_array";
+  #input; // logical input layout (A), in zarrita's axes
+  #zarritaShape;
+  #output;
+
+  constructor(configuration, meta) {
+    const position = codecPosition(meta, configuration, "reshape");
+    this.#zarritaShape = meta.shape;
+    this.#input = layoutAt(meta, position);
+    this.#output = reshapeShape(configuration, this.#input.shape);
+  }
+
+  static fromConfig(configuration, meta) {
+    return new ReshapeCodec(configuration, meta);
+  }
+
+  /** The output shape B. */
+  get shape() {
+    return this.#output.slice();
+  }
+
+  /** zarrita threads this through the chain, so later codecs see the reshaped chunk shape. */
+  getEncodedMeta(meta) {
+    return { ...meta, shape: this.#output.slice() };
+  }
+
+  encode(chunk) {
+    return {
+      data: contiguousData(chunk, this.#input),
+      shape: this.#output.slice(),
+      stride: contiguousStrides(this.#output),
+    };
+  }
+
+  decode(chunk) {
+    const identity = { shape: this.#output, axes: this.#output.map((_, i) => i) };
+    return {
+      data: contiguousData(chunk, identity),
+      shape: this.#zarritaShape.slice(),
+      stride: stridesFor(this.#input),
+    };
+  }
+}

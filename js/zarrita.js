@@ -1,0 +1,197 @@
+// The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
+// decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
+import { init, encode, decode, validateConfig } from "./loader.js";
+import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
+import { DecodePool } from "./pool.js";
+
+function codecError(kind, message) {
+  const error = new Error(`jpeg: ${message}`);
+  error.kind = kind;
+  return error;
+}
+
+function checkDataType(meta) {
+  const dataType = meta?.dataType ?? meta?.data_type;
+  if (dataType !== "uint8" && dataType !== "|u1") {
+    throw codecError(
+      "InvalidConfiguration",
+      `data type ${JSON.stringify(dataType)} is not supported; the jpeg codec supports only uint8`,
+    );
+  }
+}
+
+function decodeWith(pool, config, bytes, shape) {
+  return pool ? pool.decode(config, bytes, shape) : decode(config, bytes, shape);
+}
+
+/**
+ * Builds a JpegCodec class bound to a decode pool (or none: decoding on the calling thread).
+ * With a pool, `decode` returns a Promise (zarrita awaits it).
+ */
+export function makeJpegCodec(pool = null) {
+  return class JpegCodec {
+    kind = "array_to_bytes";
+    /** The normalised configuration. */
+    configuration;
+    #layout;
+    #zarritaShape;
+
+    constructor(configuration, meta) {
+      checkDataType(meta);
+      this.configuration = validateConfig(configuration);
+      this.#zarritaShape = meta.shape.slice();
+      this.#layout = layoutAt(meta, codecPosition(meta, configuration, "jpeg"));
+    }
+
+    static fromConfig(configuration, meta) {
+      return new JpegCodec(configuration, meta);
+    }
+
+    /** The (H, W[, C]) shape the JPEG image has, after the array → array codecs before this one. */
+    get imageShape() {
+      return this.#layout.shape.slice();
+    }
+
+    encode(chunk) {
+      if (!(chunk.data instanceof Uint8Array)) {
+        throw codecError("InvalidData", `chunk data must be a Uint8Array, got ${chunk.data?.constructor?.name}`);
+      }
+      return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape);
+    }
+
+    decode(bytes) {
+      const result = decodeWith(pool, this.configuration, bytes, this.#layout.shape);
+      const wrap = (data) => ({ data, shape: this.#zarritaShape.slice(), stride: stridesFor(this.#layout) });
+      return result instanceof Promise ? result.then(wrap) : wrap(result);
+    }
+  };
+}
+
+/** The jpeg codec, decoding on the calling thread. Call `await init()` before `fromConfig`. */
+export const JpegCodec = makeJpegCodec();
+
+// --- Zarr v2: imagecodecs' numcodecs `Jpeg` compressor (id "imagecodecs_jpeg") ---------
+
+const SOI = [0xff, 0xd8];
+const EOI = [0xff, 0xd9];
+
+function base64Bytes(value, field) {
+  if (value == null) return null;
+  if (typeof value !== "string") {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a base64 string`);
+  }
+  const binary = atob(value);
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** imagecodecs colour-space names/J_COLOR_SPACE numbers → the jpeg codec's names. */
+function colorSpaceName(value, field) {
+  if (value == null) return null;
+  const key = String(value).toUpperCase();
+  const names = { 1: "grayscale", GRAY: "grayscale", GRAYSCALE: "grayscale", MINISBLACK: "grayscale", L: "grayscale",
+    2: "rgb", RGB: "rgb", 3: "ycbcr", YCBCR: "ycbcr", YCC: "ycbcr" };
+  if (!(key in names)) {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} ${JSON.stringify(value)} is not supported (grayscale, RGB or YCbCr)`);
+  }
+  return names[key];
+}
+
+/**
+ * Decode-only codec for Zarr v2 arrays compressed with imagecodecs' `Jpeg`
+ * (`{"id": "imagecodecs_jpeg", level, colorspace_data, colorspace_jpeg, subsampling,
+ * tables, header, lossless, bitspersample, …}`). Encoder-only fields (level, subsampling,
+ * optimize, smoothing) do not affect decoding and are ignored.
+ */
+export function makeImagecodecsJpegCodec(pool = null) {
+  return class ImagecodecsJpegCodec {
+    kind = "bytes_to_bytes";
+    #config;
+    #shape;
+    #tables;
+    #header;
+
+    constructor(configuration = {}, meta) {
+      checkDataType(meta);
+      if (configuration.lossless) {
+        throw codecError("InvalidConfiguration", "imagecodecs_jpeg: lossless JPEG is not supported (baseline and progressive only)");
+      }
+      if (configuration.bitspersample != null && configuration.bitspersample !== 8) {
+        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${configuration.bitspersample} is not supported (8 only)`);
+      }
+      // imagecodecs squeezes the chunk to (H, W) or (H, W, C) when encoding.
+      const shape = meta.shape.filter((d) => d !== 1);
+      while (shape.length < 2) shape.unshift(1);
+      const color = shape.length === 3 && shape[2] === 3;
+      const data = colorSpaceName(configuration.colorspace_data ?? configuration.outcolorspace, "colorspace_data");
+      const decoded = color ? (data === "ycbcr" ? "ycbcr" : "rgb") : "grayscale";
+      this.#config = validateConfig(
+        color
+          ? { quality: 95, encoded_color_space: "ycbcr", decoded_color_space: decoded, subsampling: [[1, 1], [1, 1], [1, 1]] }
+          : { quality: 95, encoded_color_space: "grayscale" },
+      );
+      this.#shape = shape;
+      this.#tables = base64Bytes(configuration.tables, "tables");
+      this.#header = base64Bytes(configuration.header, "header");
+    }
+
+    static fromConfig(configuration, meta) {
+      return new ImagecodecsJpegCodec(configuration, meta);
+    }
+
+    encode() {
+      throw codecError("UnsupportedStream", "imagecodecs_jpeg is decode-only here; write with the Zarr v3 jpeg codec");
+    }
+
+    decode(bytes) {
+      let stream = bytes;
+      if (this.#header) stream = concat([this.#header, stream, EOI]);
+      if (this.#tables && this.#tables.length > 4) {
+        // An abbreviated stream: splice the tables-only stream's segments in after SOI.
+        stream = concat([SOI, this.#tables.subarray(2, this.#tables.length - 2), stream.subarray(2)]);
+      }
+      return decodeWith(pool, this.#config, stream, this.#shape);
+    }
+  };
+}
+
+// --- register --------------------------------------------------------------------------
+
+/**
+ * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" to a zarrita
+ * registry (`zarr.registry`). The WebAssembly module loads on first use. With
+ * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
+ * falling back to the calling thread where workers are unavailable.
+ * Returns a handle whose `close()` terminates the pool's workers.
+ */
+export function register(registry, options = {}) {
+  const workers = options.workers ?? 0;
+  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
+  const Jpeg = pool ? makeJpegCodec(pool) : JpegCodec;
+  const Imagecodecs = makeImagecodecsJpegCodec(pool);
+  const loaded = (Codec) => async () => {
+    await init();
+    return Codec;
+  };
+  registry.set("jpeg", loaded(Jpeg));
+  registry.set("reshape", async () => ReshapeCodec);
+  registry.set("numcodecs.imagecodecs_jpeg", loaded(Imagecodecs));
+  registry.set("imagecodecs_jpeg", loaded(Imagecodecs));
+  return {
+    pool,
+    async close() {
+      await pool?.close();
+    },
+  };
+}
+
+export { ReshapeCodec };
