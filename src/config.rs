@@ -65,16 +65,16 @@ impl SamplingFactor {
 }
 
 /// The first-component factors (with chroma at [1, 1]) that this implementation
-/// encodes and decodes. The spec allows 1–4 in each direction; the others are
-/// rejected when parsing, as the spec requires of an implementation that cannot
-/// honour them:
+/// encodes: the four schemes the spec requires (4:4:4, 4:2:2, 4:4:0, 4:2:0). The spec
+/// allows 1–4 in each direction; the others are rejected when parsing, as the spec
+/// requires of an implementation that cannot honour them:
 /// - a factor of 3: jpeg-encoder cannot write it, zune-jpeg cannot read a horizontal 3;
-/// - [1, 4], [2, 4], [4, 2]: jpeg-encoder writes factors of 4 only as one scan per
-///   component, and zune-jpeg 0.5.15 misdecodes such scans when they are subsampled
-///   vertically (see decode.rs), so we could not read our own output;
+/// - [4, 1], [1, 4], [4, 2], [2, 4]: jpeg-encoder writes factors of 4 only as one scan per
+///   component, which zune-jpeg 0.5.15 misdecodes (see decode.rs), so we could not read
+///   our own output (such streams from other encoders, interleaved, do decode);
 /// - [4, 4], [3, 3], [4, 3], [3, 4]: an MCU would hold more than the 10 blocks that
 ///   ITU-T T.81 (B.2.3) allows, so no baseline JPEG can carry them.
-pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 5] = [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)];
+pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -150,8 +150,8 @@ pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
 /// rather than decoded wrongly:
 /// - factors 1, 2 or 4 that divide the largest factor, at most 10 blocks per MCU (T.81 B.2.3);
 /// - the first (luma) component has the largest factors (zune-jpeg upsamples relative to it);
-/// - sequential streams that code components in separate scans only without vertical
-///   subsampling (zune-jpeg 0.5.15 misplaces block rows of such scans).
+/// - colour components in one interleaved scan unless the stream is progressive
+///   (zune-jpeg 0.5.15 misplaces block rows of sequential separate-component scans).
 fn check_sampling(header: &StreamHeader) -> Result<()> {
     if header.components.len() == 1 {
         return Ok(());
@@ -186,10 +186,11 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         )));
     }
     let separate_scans = usize::from(header.first_scan_components) < header.components.len();
-    if separate_scans && header.process != CodingProcess::Progressive && v_max > 1 {
+    if separate_scans && header.process != CodingProcess::Progressive {
         return Err(CodecError::unsupported(format!(
-            "a sequential stream that codes its components in separate scans with vertical \
-             subsampling {} is not supported by this decoder",
+            "a sequential (non-progressive) colour stream that codes its components in separate \
+             scans (sampling {}) is not supported by this decoder; re-encode it with one \
+             interleaved scan",
             describe()
         )));
     }

@@ -63,10 +63,11 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
         .encode(data, layout.width, layout.height, color_type)
         .map_err(encoding_error)?;
 
-    if config.encoded_color_space == EncodedColorSpace::Rgb {
-        return markers::rewrite_as_rgb(&stream);
+    match config.encoded_color_space {
+        EncodedColorSpace::Rgb => markers::rewrite_as_rgb(&stream),
+        EncodedColorSpace::Grayscale => markers::drop_unused_chroma_table(&stream),
+        EncodedColorSpace::Ycbcr => Ok(stream),
     }
-    Ok(stream)
 }
 
 /// The Annex K luminance table scaled by `quality` exactly as IJG libjpeg does
