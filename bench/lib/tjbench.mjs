@@ -1,0 +1,42 @@
+// Native libjpeg-turbo ceiling: Debian's `tjbench` on the same files the browser candidates use.
+import { execFileSync } from "node:child_process";
+
+export function tjbenchVersion() {
+  try {
+    execFileSync("which", ["tjbench"], { stdio: "pipe" });
+  } catch {
+    return null;
+  }
+  try {
+    // `cjpeg -version` comes from the same libjpeg-turbo-progs package.
+    return execFileSync("cjpeg", ["-version"], { stdio: "pipe", encoding: "utf8" }).trim() || "tjbench";
+  } catch (e) {
+    return String(e.stderr ?? "").trim() || "tjbench";
+  }
+}
+
+function lastRow(out) {
+  const lines = out.split("\n").map((l) => l.trim()).filter(Boolean);
+  const row = lines[lines.length - 1];
+  return row.split(/\s+/);
+}
+
+const common = (t) => ["-quiet", "-nowrite", "-benchtime", String(t.benchtime), "-warmup", String(t.warmup)];
+
+/** Decompression MP/s of a JPEG file (RGB output for colour streams). */
+export function tjDecode(jpegFile, t) {
+  const out = execFileSync("tjbench", [jpegFile, "-rgb", ...common(t)], { encoding: "utf8", stdio: "pipe" });
+  const tok = lastRow(out);
+  return { mps: Number(tok[tok.length - 1]), pixelFormat: tok[0], row: tok.join(" ") };
+}
+
+/** Compression MP/s of a PPM/PGM at quality 90 with the given subsampling (420, 444, GRAY). */
+export function tjEncode(netpbmFile, subsamp, t) {
+  const out = execFileSync("tjbench", [netpbmFile, "90", "-subsamp", subsamp, "-rgb", "-componly", ...common(t)], {
+    encoding: "utf8",
+    stdio: "pipe",
+  });
+  const tok = lastRow(out);
+  // Pixel Format, (TD), Subsamp, Qual, Width, Height, Comp Perf, Comp Ratio[, Decomp Perf]
+  return { mps: Number(tok[6]), pixelFormat: tok[0], compRatio: Number(tok[7]), row: tok.join(" ") };
+}

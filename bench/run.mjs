@@ -1,0 +1,361 @@
+#!/usr/bin/env node
+// `npm run bench` — zarr-jpeg against every alternative, in headless Chromium (Debian's, via
+// playwright-core), plus native libjpeg-turbo (tjbench), payload sizes and rate–distortion.
+//
+//   node bench/run.mjs            full run (2048², 512², 256²; several minutes)
+//   node bench/run.mjs --quick    smoke run (256² only, few reps; < ~60 s)
+//   options: --reps N  --only <substring of case id>  --no-tjbench  --no-rd  --no-zarrita
+//
+// Writes bench/results/results.json, bench/results/chart.svg and prints tables.
+// End-to-end zarrita hook: if bench/zarrita-blocking.mjs exists it is imported and its default
+// export is awaited as `fn({ quick, root, resultsDir, launchBrowser, startServer })`; whatever
+// it returns is stored as `zarrita` in results.json (an object with `rows: [{name, ...numbers}]`
+// is also printed as a table). Without the file, `zarrita` records why it was skipped.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
+import { loadPng, tile, centreCrop, toNetpbm } from "./lib/images.mjs";
+import { tjbenchVersion, tjDecode, tjEncode } from "./lib/tjbench.mjs";
+import { printTables, renderSvg, markdownTables } from "./lib/report.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const resultsDir = path.join(here, "results");
+const workDir = path.join(resultsDir, "work");
+
+const args = process.argv.slice(2);
+const flag = (f) => args.includes(f);
+const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
+const quick = flag("--quick");
+
+const timing = quick
+  ? { reps: Number(opt("--reps", 3)), warmupMs: 40, minSampleMs: 8 }
+  : { reps: Number(opt("--reps", 9)), warmupMs: 300, minSampleMs: 40 };
+const tjTiming = quick ? { benchtime: 0.2, warmup: 0.05 } : { benchtime: 1.5, warmup: 0.5 };
+const sizes = quick ? [256] : [2048, 512, 256];
+const rdQualities = quick ? [50, 70, 90] : [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
+const rdSize = quick ? 512 : 2048;
+
+const DECODERS = ["ours", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
+const ENCODERS = [
+  "ours",
+  "cornerstone",
+  "jsquash (defaults)",
+  "jsquash (baseline)",
+  "jpeg-js",
+  "OffscreenCanvas.convertToBlob",
+  "tjbench",
+];
+
+const log = (...a) => console.error(...a);
+const t0 = Date.now();
+
+function oursConfig(mode) {
+  return {
+    "420": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] },
+    "444": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] },
+    rgb: { quality: 90, encoded_color_space: "rgb" },
+    gray: { quality: 90, encoded_color_space: "grayscale" },
+  }[mode];
+}
+const shapeOf = (img) => (img.channels === 3 ? [img.height, img.width, 3] : [img.height, img.width]);
+
+function cpuModel() {
+  const m = /model name\s*:\s*(.*)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"));
+  return m ? m[1].trim() : "unknown";
+}
+
+async function main() {
+  if (!fs.existsSync(path.join(root, "dist/index.js"))) throw new Error("dist/ missing: run `npm run build` first");
+  fs.rmSync(workDir, { recursive: true, force: true });
+  fs.mkdirSync(workDir, { recursive: true });
+  const ours = await import(pathToFileURL(path.join(root, "dist/index.js")).href);
+  await ours.init();
+
+  // ---- inputs ----
+  const ihc = loadPng(path.join(root, "samples/ihc.png"), 3);
+  const cell = loadPng(path.join(root, "samples/cell.png"), 1);
+  const make = (img, size) => (size === 2048 ? tile(img, size) : centreCrop(img, size));
+  const cases = [];
+  const only = opt("--only", null);
+  for (const size of sizes) {
+    const colour = make(ihc, size);
+    const gray = make(cell, size);
+    for (const [img, name, modes] of [
+      [colour, "ihc", ["420", "444", "rgb"]],
+      [gray, "cell", ["gray"]],
+    ]) {
+      const rawFile = `${name}-${size}.raw`;
+      fs.writeFileSync(path.join(workDir, rawFile), img.data);
+      fs.writeFileSync(path.join(workDir, `${name}-${size}.${img.channels === 3 ? "ppm" : "pgm"}`), toNetpbm(img));
+      for (const mode of modes) {
+        const id = `${name}-${size}-${mode}`;
+        if (only && !id.includes(only)) continue;
+        const jpeg = ours.encode(oursConfig(mode), img.data, shapeOf(img));
+        fs.writeFileSync(path.join(workDir, `${id}.jpg`), jpeg);
+        cases.push({
+          id,
+          image: name,
+          size,
+          mode,
+          width: img.width,
+          height: img.height,
+          channels: img.channels,
+          jpegBytes: jpeg.length,
+          rawUrl: `/bench/results/work/${rawFile}`,
+          jpegUrl: `/bench/results/work/${id}.jpg`,
+          netpbm: path.join(workDir, `${name}-${size}.${img.channels === 3 ? "ppm" : "pgm"}`),
+          jpegFile: path.join(workDir, `${id}.jpg`),
+        });
+      }
+    }
+  }
+
+  // ---- browser ----
+  await esbuild.build({
+    entryPoints: [path.join(here, "page.js")],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "chrome120",
+    outfile: path.join(resultsDir, "page.bundle.js"),
+    external: ["fs", "path", "url", "module", "crypto", "worker_threads"],
+    logLevel: "warning",
+  });
+  const { startServer } = await import("../tests/js/helpers/server.mjs");
+  const { launchBrowser } = await import("../tests/js/helpers/browser.mjs");
+  const server = await startServer(root);
+  const browser = await launchBrowser();
+  let env;
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/bench/page.html`);
+    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });
+    env = await page.evaluate(() => window.bench.setup());
+    env.chromium = browser.context.browser()?.version() ?? null;
+    for (const c of cases) {
+      const spec = { id: c.id, width: c.width, height: c.height, channels: c.channels, mode: c.mode, rawUrl: c.rawUrl, jpegUrl: c.jpegUrl };
+      const r = await page.evaluate(([s, t]) => window.bench.runCase(s, t), [spec, timing]);
+      c.decode = r.decode;
+      c.encode = r.encode;
+      const f = (x) => (x?.mps ? x.mps.toFixed(1) : x?.unsupported ? "n/a" : "ERR");
+      log(`${c.id}: decode ours ${f(c.decode.ours)} cs ${f(c.decode.cornerstone)} ID ${f(c.decode.ImageDecoder)} | encode ours ${f(c.encode.ours)} cs ${f(c.encode.cornerstone)} MP/s  [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
+    }
+    if (page.consoleErrors.length) env.consoleErrors = page.consoleErrors.slice(0, 20);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+
+  // ---- native ceiling ----
+  const tjVersion = flag("--no-tjbench") ? null : tjbenchVersion();
+  for (const c of cases) {
+    if (!tjVersion) {
+      const why = flag("--no-tjbench") ? "skipped (--no-tjbench)" : "tjbench not installed (apt-get install libjpeg-turbo-progs)";
+      c.decode.tjbench = { error: why };
+      c.encode.tjbench = { error: why };
+      continue;
+    }
+    try {
+      c.decode.tjbench = tjDecode(c.jpegFile, tjTiming);
+    } catch (e) {
+      c.decode.tjbench = { error: String(e.stderr ?? e) };
+    }
+    if (c.mode === "rgb") {
+      c.encode.tjbench = { unsupported: "TurboJPEG 2.1 cannot write an RGB-colour-space JPEG" };
+    } else {
+      try {
+        c.encode.tjbench = tjEncode(c.netpbm, { "420": "420", "444": "444", gray: "GRAY" }[c.mode], tjTiming);
+      } catch (e) {
+        c.encode.tjbench = { error: String(e.stderr ?? e) };
+      }
+    }
+  }
+  log(`tjbench done [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
+
+  // ---- ratios (same run) ----
+  for (const c of cases) {
+    const r = (a, b) => (a?.mps && b?.mps ? Number((a.mps / b.mps).toFixed(3)) : null);
+    c.ratios = {
+      decodeVsCornerstone: r(c.decode.ours, c.decode.cornerstone),
+      decodeVsImageDecoder: r(c.decode.ours, c.decode.ImageDecoder),
+      decodeVsTjbench: r(c.decode.ours, c.decode.tjbench),
+      encodeVsCornerstone: r(c.encode.ours, c.encode.cornerstone),
+      encodeVsTjbench: r(c.encode.ours, c.encode.tjbench),
+    };
+    delete c.netpbm;
+    delete c.jpegFile;
+  }
+
+  const payload = await payloadSizes();
+  const rd = flag("--no-rd") ? { skipped: "--no-rd" } : await rateDistortion(ours, make(ihc, rdSize));
+  log(`rd done [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
+  const zarrita = await zarritaHook(startServer, launchBrowser);
+
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      quick,
+      nproc: os.availableParallelism?.() ?? os.cpus().length,
+      cpu: cpuModel(),
+      node: process.version,
+      browser: env,
+      tjbench: tjVersion,
+      timing,
+      tjTiming,
+      quality: 90,
+      notes: [
+        "MP/s = megapixels (width*height) per second; median of `timing.reps` interleaved samples after warm-up.",
+        "Decoders all read the same stream, written by our encoder; encoders all read the same pixels.",
+        "RGB->RGBA input conversion for jsquash/jpeg-js/canvas is outside the timed region; RGBA outputs are not converted back.",
+        "cornerstone reuses one JPEGDecoder/JPEGEncoder instance; its input copy-in and output copy-out are timed.",
+        "tjbench: Debian libjpeg-turbo, RGB pixel format (gray encode converts RGB->Y inside the timing).",
+      ],
+    },
+    candidates: { decode: DECODERS, encode: ENCODERS },
+    cases,
+    payload,
+    rd,
+    zarrita,
+    elapsedSeconds: (Date.now() - t0) / 1000,
+  };
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(resultsDir, "results.json"), JSON.stringify(results, null, 1));
+  fs.writeFileSync(path.join(resultsDir, "chart.svg"), renderSvg(results));
+  fs.writeFileSync(path.join(resultsDir, "table.md"), markdownTables(results));
+  printTables(results);
+  log(`wrote ${path.relative(root, resultsDir)}/results.json, chart.svg, table.md in ${results.elapsedSeconds.toFixed(0)} s`);
+}
+
+// ---- payload (raw and gzip -9) ----
+async function minified(entry) {
+  const r = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    write: false,
+    external: ["fs", "path", "url", "module", "crypto", "worker_threads"],
+    logLevel: "silent",
+  });
+  return Buffer.from(r.outputFiles[0].contents);
+}
+
+async function payloadSizes() {
+  const sz = (buf) => ({ raw: buf.length, gzip9: zlib.gzipSync(buf, { level: 9 }).length });
+  const nm = (p) => path.join(root, "node_modules", p);
+  const rows = [];
+  const add = async (candidate, part, what, file, isEntry) => {
+    try {
+      const buf = isEntry ? await minified(file) : fs.readFileSync(file);
+      rows.push({ candidate, part, what, file: path.relative(root, file), ...sz(buf) });
+    } catch (e) {
+      rows.push({ candidate, part, what, file: path.relative(root, file), error: String(e.message ?? e) });
+    }
+  };
+  for (const f of fs.readdirSync(path.join(root, "dist/wasm")).filter((f) => f.endsWith(".wasm")).sort()) {
+    await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", "wasm", path.join(root, "dist/wasm", f));
+  }
+  await add("ours", "encode+decode", "as shipped: dist/index.js bundled+minified (base64 wasm inlined)", path.join(root, "dist/index.js"), true);
+  const cs = "@cornerstonejs/codec-libjpeg-turbo-8bit/dist/";
+  await add("cornerstone", "encode+decode", "wasm", nm(cs + "libjpegturbowasm.wasm"));
+  await add("cornerstone", "encode+decode", "js glue, minified", nm(cs + "libjpegturbowasm.js"), true);
+  await add("cornerstone", "decode", "wasm", nm(cs + "libjpegturbowasm_decode.wasm"));
+  await add("cornerstone", "decode", "js glue, minified", nm(cs + "libjpegturbowasm_decode.js"), true);
+  await add("jsquash", "decode", "wasm", nm("@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm"));
+  await add("jsquash", "decode", "js glue, minified", nm("@jsquash/jpeg/decode.js"), true);
+  await add("jsquash", "encode", "wasm", nm("@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm"));
+  await add("jsquash", "encode", "js glue, minified", nm("@jsquash/jpeg/encode.js"), true);
+  await add("jpeg-js", "decode", "js, minified", nm("jpeg-js/lib/decoder.js"), true);
+  await add("jpeg-js", "encode", "js, minified", nm("jpeg-js/lib/encoder.js"), true);
+  return rows;
+}
+
+// ---- rate–distortion on the colour image, 4:2:0 ----
+async function rateDistortion(ours, img) {
+  const dir = path.join(workDir, "rd");
+  fs.mkdirSync(dir, { recursive: true });
+  const ref = path.join(dir, "reference.ppm");
+  fs.writeFileSync(ref, toNetpbm(img));
+  const { init: initEnc, default: jsqEncode } = await import("@jsquash/jpeg/encode.js");
+  await initEnc(await WebAssembly.compile(fs.readFileSync(path.join(root, "node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm"))));
+  const rgba = new Uint8ClampedArray(img.width * img.height * 4);
+  for (let i = 0; i < img.width * img.height; i++) {
+    rgba.set(img.data.subarray(i * 3, i * 3 + 3), i * 4);
+    rgba[i * 4 + 3] = 255;
+  }
+  const mozOpts = {
+    "mozjpeg (defaults)": { auto_subsample: false, chroma_subsample: 2 },
+    "mozjpeg (baseline)": { auto_subsample: false, chroma_subsample: 2, baseline: true, progressive: false },
+  };
+  const pad = (q) => String(q).padStart(2, "0");
+  for (const q of rdQualities) {
+    const cfg = { ...oursConfig("420"), quality: q };
+    fs.writeFileSync(path.join(dir, `ours_q${pad(q)}.jpg`), ours.encode(cfg, img.data, shapeOf(img)));
+    for (const [name, o] of Object.entries(mozOpts)) {
+      const out = await jsqEncode({ data: rgba, width: img.width, height: img.height }, { quality: q, ...o });
+      fs.writeFileSync(path.join(dir, `${name}_q${pad(q)}.jpg`), new Uint8Array(out));
+    }
+  }
+  try {
+    const py = process.env.PYTHON ?? "python3";
+    const out = execFileSync(py, [path.join(here, "rd.py"), ref, dir, rdQualities.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const r = JSON.parse(out);
+    return {
+      image: `ihc ${img.width}x${img.height}`,
+      subsampling: "4:2:0",
+      psnr: "over all RGB samples, decoded by Pillow (libjpeg-turbo)",
+      mozjpeg: "@jsquash/jpeg 1.6.0 (mozjpeg in wasm, run in Node); options shown",
+      mozjpegOptions: mozOpts,
+      ...r,
+      atEqualPsnr: equalPsnr(r.curves),
+    };
+  } catch (e) {
+    return { error: String(e.stderr ?? e) };
+  }
+}
+
+// Bytes of each reference curve interpolated (log-bytes, linear in PSNR) at our PSNR for each q.
+function equalPsnr(curves) {
+  const ours = curves.ours ?? [];
+  const out = {};
+  for (const [name, pts] of Object.entries(curves)) {
+    if (name === "ours") continue;
+    const s = [...pts].sort((a, b) => a.psnr - b.psnr);
+    out[name] = ours.map((p) => {
+      for (let i = 0; i + 1 < s.length; i++) {
+        if (s[i].psnr <= p.psnr && p.psnr <= s[i + 1].psnr) {
+          const t = (p.psnr - s[i].psnr) / (s[i + 1].psnr - s[i].psnr || 1);
+          const bytes = Math.exp(Math.log(s[i].bytes) * (1 - t) + Math.log(s[i + 1].bytes) * t);
+          return { q: p.q, psnr: p.psnr, theirBytes: Math.round(bytes), oursOverTheirs: Number((p.bytes / bytes).toFixed(4)) };
+        }
+      }
+      return { q: p.q, psnr: p.psnr, theirBytes: null, note: "outside their PSNR range" };
+    });
+  }
+  return out;
+}
+
+async function zarritaHook(startServer, launchBrowser) {
+  const file = path.join(here, "zarrita-blocking.mjs");
+  if (flag("--no-zarrita")) return { skipped: "--no-zarrita" };
+  if (!fs.existsSync(file)) return { skipped: "bench/zarrita-blocking.mjs not present" };
+  try {
+    const mod = await import(pathToFileURL(file).href);
+    const fn = mod.default ?? mod.run;
+    if (typeof fn !== "function") return { error: "bench/zarrita-blocking.mjs has no default export function" };
+    return await fn({ quick, root, resultsDir, launchBrowser, startServer });
+  } catch (e) {
+    return { error: String(e?.stack ?? e) };
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
