@@ -7,14 +7,14 @@
 //   options: --reps N  --only <substring of case id>  --no-tjbench  --no-rd  --no-zarrita
 //
 // Writes bench/results/results.json, bench/results/chart.svg and prints tables.
-// End-to-end zarrita hook: if bench/zarrita-blocking.mjs exists it is imported and its default
-// export is awaited as `fn({ quick, root, resultsDir, launchBrowser, startServer })`; whatever
-// it returns is stored as `zarrita` in results.json (an object with `rows: [{name, ...numbers}]`
-// is also printed as a table). Without the file, `zarrita` records why it was skipped.
+// End-to-end zarrita read: bench/zarrita-blocking.mjs (another helper's script) runs as a child
+// process in full runs (see zarritaHook); results.json `zarrita` holds its output, or why it
+// was skipped. `--quick` skips it unless `--zarrita` is given.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import crypto from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
@@ -63,6 +63,25 @@ function oursConfig(mode) {
   }[mode];
 }
 const shapeOf = (img) => (img.channels === 3 ? [img.height, img.width, 3] : [img.height, img.width]);
+
+function gitDescribe() {
+  try {
+    const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8", stdio: "pipe" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "js", "Cargo.toml", "Cargo.lock", "scripts"], { cwd: root, encoding: "utf8", stdio: "pipe" }).trim();
+    return dirty ? `${head} + uncommitted changes in src/js/Cargo/scripts` : head;
+  } catch {
+    return null;
+  }
+}
+
+// dist/ is a build product shared with other work in progress: record which wasm was measured.
+function wasmIdentity() {
+  const dir = path.join(root, "dist/wasm");
+  return fs.readdirSync(dir).filter((f) => f.endsWith(".wasm")).map((f) => {
+    const buf = fs.readFileSync(path.join(dir, f));
+    return { file: `dist/wasm/${f}`, bytes: buf.length, sha256: crypto.createHash("sha256").update(buf).digest("hex").slice(0, 16), mtime: fs.statSync(path.join(dir, f)).mtime.toISOString() };
+  });
+}
 
 function cpuModel() {
   const m = /model name\s*:\s*(.*)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"));
@@ -194,7 +213,8 @@ async function main() {
   const payload = await payloadSizes();
   const rd = flag("--no-rd") ? { skipped: "--no-rd" } : await rateDistortion(ours, make(ihc, rdSize));
   log(`rd done [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
-  const zarrita = await zarritaHook(startServer, launchBrowser);
+  const zarrita = zarritaHook();
+  log(`zarrita done [${((Date.now() - t0) / 1000).toFixed(0)} s]`);
 
   const results = {
     meta: {
@@ -205,6 +225,8 @@ async function main() {
       node: process.version,
       browser: env,
       tjbench: tjVersion,
+      git: gitDescribe(),
+      oursWasm: wasmIdentity(),
       timing,
       tjTiming,
       quality: 90,
@@ -341,18 +363,45 @@ function equalPsnr(curves) {
   return out;
 }
 
-async function zarritaHook(startServer, launchBrowser) {
+// End-to-end zarrita read (4096² RGB, 256² chunks), with and without the worker pool. The
+// script is another helper's (bench/zarrita-blocking.mjs, standalone: `node
+// bench/zarrita-blocking.mjs [workers] [rounds]`); it runs here as a child process and its
+// output lines are stored, with wall times parsed and the pool's speed-up computed.
+function zarritaHook() {
   const file = path.join(here, "zarrita-blocking.mjs");
   if (flag("--no-zarrita")) return { skipped: "--no-zarrita" };
+  if (quick && !flag("--zarrita")) return { skipped: "not run with --quick (add --zarrita to force)" };
   if (!fs.existsSync(file)) return { skipped: "bench/zarrita-blocking.mjs not present" };
+  const workers = String(os.availableParallelism?.() ?? os.cpus().length);
+  const rounds = quick ? "1" : "3";
+  let stdout;
   try {
-    const mod = await import(pathToFileURL(file).href);
-    const fn = mod.default ?? mod.run;
-    if (typeof fn !== "function") return { error: "bench/zarrita-blocking.mjs has no default export function" };
-    return await fn({ quick, root, resultsDir, launchBrowser, startServer });
+    stdout = execFileSync(process.execPath, [file, workers, rounds], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
   } catch (e) {
-    return { error: String(e?.stack ?? e) };
+    return { script: "bench/zarrita-blocking.mjs", error: String(e.stderr || e.message).slice(0, 2000), stdout: String(e.stdout ?? "") };
   }
+  const lines = stdout.split("\n").filter(Boolean);
+  const rows = [];
+  for (const l of lines) {
+    const m = /^(no pool|pool[^(]*)\(([^)]*)\): wall (\d+(?:\.\d+)?) ms/.exec(l.trim());
+    if (!m) continue;
+    const num = (re) => Number((re.exec(l) ?? [])[1]);
+    rows.push({
+      name: `${m[1].trim()} (${m[2]})`,
+      wallMs: Number(m[3]),
+      longestBlockMs: num(/longest main-thread block (\d+(?:\.\d+)?) ms/),
+      totalBlockingMs: num(/total blocking time (\d+(?:\.\d+)?) ms/),
+    });
+  }
+  const base = rows.find((r) => r.name.startsWith("no pool"));
+  const pool = rows.find((r) => r.name.startsWith("pool"));
+  return {
+    script: `bench/zarrita-blocking.mjs ${workers} ${rounds}`,
+    runtime: "Node (the script's own environment), 4096×4096×3 uint8, 256² chunks, 4:2:0 q90",
+    lines,
+    rows,
+    poolSpeedup: base && pool ? Number((base.wallMs / pool.wallMs).toFixed(3)) : null,
+  };
 }
 
 main().catch((e) => {
