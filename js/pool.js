@@ -10,8 +10,7 @@ const isNode = typeof process !== "undefined" && typeof process.versions?.node =
 async function spawn(url) {
   if (isNode) {
     const { Worker } = await import(NODE_WORKER_THREADS);
-    const worker = new Worker(url);
-    worker.unref();
+    const worker = new Worker(url, { execArgv: workerExecArgv(process.execArgv) });
     return {
       on: (type, fn) => worker.on(type, fn),
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -35,6 +34,22 @@ async function spawn(url) {
     unref() {},
     terminate: () => worker.terminate(),
   };
+}
+
+// Workers inherit Node's flags, but not those only valid for a main script given as a
+// string (`node --input-type=module -e …`), which make the worker fail to start.
+function workerExecArgv(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (["-e", "--eval", "-p", "--print", "--input-type"].includes(arg)) {
+      i++;
+      continue;
+    }
+    if (/^--(eval|print|input-type)=/.test(arg)) continue;
+    out.push(arg);
+  }
+  return out;
 }
 
 function rebuildError({ message, kind }) {
@@ -93,6 +108,9 @@ export class DecodePool {
     return new Promise((resolve) => {
       worker.on("message", (message) => {
         if ("ready" in message) {
+          // Held open while starting (someone awaits it); idle afterwards. (Node also re-refs
+          // a worker when a "message" listener is added, so this must come after that.)
+          worker.unref();
           if (!message.ready) {
             slot.alive = false;
             worker.terminate();

@@ -1,0 +1,81 @@
+// Decoding off the main thread: register(registry, { workers }) decodes in worker_threads
+// here (Web Workers in the browser test), gives identical samples, carries error kinds
+// across, falls back cleanly when workers cannot start, and does not hold Node open.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import * as zarr from "zarrita";
+import * as pkg from "../../dist/index.js";
+
+const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const { register, init, encode, decode } = api;
+
+const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+
+async function store() {
+  const s = new Map();
+  const h = register(zarr.registry);
+  const arr = await zarr.create(s, { shape: [96, 80, 3], chunkShape: [32, 32, 3], dtype: "uint8", codecs: [{ name: "jpeg", configuration: config }] });
+  const data = Uint8Array.from({ length: 96 * 80 * 3 }, (_, i) => (i * 31) % 256);
+  await zarr.set(arr, null, { data, shape: [96, 80, 3], stride: [240, 3, 1] });
+  await h.close();
+  return s;
+}
+
+test("pool decodes in workers and gives exactly the main-thread result", async () => {
+  const s = await store();
+  register(zarr.registry);
+  const expected = await zarr.get(await zarr.open(s, { kind: "array" }));
+  const handle = register(zarr.registry, { workers: 2 });
+  try {
+    const got = await zarr.get(await zarr.open(s, { kind: "array" }));
+    assert.equal(handle.pool.mode, "workers");
+    assert.deepEqual(got.shape, expected.shape);
+    assert.ok(Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength).equals(Buffer.from(expected.data.buffer, expected.data.byteOffset, expected.data.byteLength)));
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: the caller's bytes are not detached (a copy is transferred) and errors keep their kind", async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    const stream = encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
+    const out = await handle.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, stream, [8, 8]);
+    assert.equal(stream.byteLength > 0, true, "input still usable");
+    assert.deepEqual([...out], [...decode({ quality: 90, encoded_color_space: "grayscale" }, stream, [8, 8])]);
+    await assert.rejects(handle.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, stream, [16, 8]), (e) => e.kind === "StreamMismatch" && /^jpeg: /.test(e.message));
+    await assert.rejects(handle.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array([1, 2, 3]), [8, 8]), (e) => typeof e.kind === "string");
+  } finally {
+    await handle.close();
+  }
+});
+
+test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
+  const s = await store();
+  const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
+  try {
+    const got = await zarr.get(await zarr.open(s, { kind: "array" }));
+    assert.equal(handle.pool.mode, "main-thread");
+    assert.deepEqual(got.shape, [96, 80, 3]);
+  } finally {
+    await handle.close();
+  }
+});
+
+test("idle workers do not keep Node running (process exits without close())", () => {
+  const script = `
+    import * as zarr from "zarrita";
+    import * as pkg from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};
+    const api = "register" in pkg ? pkg : { ...pkg, ...(await import(${JSON.stringify(new URL("../../dist/zarrita.js", import.meta.url).href)})) };
+    const h = api.register(zarr.registry, { workers: 2 });
+    await api.init();
+    const s = api.encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
+    const out = await h.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, s, [8, 8]);
+    console.log(h.pool.mode, out.length);`;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "workers 64");
+});
