@@ -7,7 +7,7 @@
 // jsquash, jpeg-js and canvas) is done once, outside the timed region; outputs are whatever
 // each candidate returns natively (RGBA for the browser paths and jsquash), copied out of
 // wasm memory where the API hands back a view (cornerstone), as any real caller must.
-import * as ours from "../dist/index.js";
+import * as ours from "zarr-jpeg-under-test"; // bench/run.mjs resolves this to its snapshot of dist/
 import libjpegturbowasm from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
 import jsqDecode, { init as jsqDecInit } from "@jsquash/jpeg/decode.js";
 import jsqEncode, { init as jsqEncInit } from "@jsquash/jpeg/encode.js";

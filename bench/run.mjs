@@ -26,6 +26,29 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const resultsDir = path.join(here, "results");
 const workDir = path.join(resultsDir, "work");
+// dist/ is shared with builds in progress: the run measures a private copy taken at the start.
+const distDir = path.join(workDir, "dist");
+
+async function snapshotDist() {
+  const src = path.join(root, "dist");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (!fs.existsSync(path.join(src, "index.js")) || !fs.readdirSync(path.join(src, "wasm")).some((f) => f.endsWith(".wasm"))) {
+        throw new Error("dist/ incomplete");
+      }
+      fs.rmSync(distDir, { recursive: true, force: true });
+      fs.cpSync(src, distDir, { recursive: true });
+      // a build may have been rewriting files mid-copy: check the copy loads
+      const probe = fs.readFileSync(path.join(distDir, "index.js"), "utf8");
+      if (!probe.includes("export")) throw new Error("dist/index.js empty");
+      return;
+    } catch (e) {
+      if (attempt >= 30) throw new Error(`dist/ missing or incomplete (${e.message}): run \`npm run build\` first`);
+      if (attempt === 0) log("waiting for dist/ (a build may be in progress)…");
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  }
+}
 
 const args = process.argv.slice(2);
 const flag = (f) => args.includes(f);
@@ -53,6 +76,7 @@ const ENCODERS = [
 
 const log = (...a) => console.error(...a);
 const t0 = Date.now();
+const loadAtStart = os.loadavg().map((x) => Number(x.toFixed(2)));
 
 function oursConfig(mode) {
   return {
@@ -76,7 +100,7 @@ function gitDescribe() {
 
 // dist/ is a build product shared with other work in progress: record which wasm was measured.
 function wasmIdentity() {
-  const dir = path.join(root, "dist/wasm");
+  const dir = path.join(distDir, "wasm");
   return fs.readdirSync(dir).filter((f) => f.endsWith(".wasm")).map((f) => {
     const buf = fs.readFileSync(path.join(dir, f));
     return { file: `dist/wasm/${f}`, bytes: buf.length, sha256: crypto.createHash("sha256").update(buf).digest("hex").slice(0, 16), mtime: fs.statSync(path.join(dir, f)).mtime.toISOString() };
@@ -89,10 +113,10 @@ function cpuModel() {
 }
 
 async function main() {
-  if (!fs.existsSync(path.join(root, "dist/index.js"))) throw new Error("dist/ missing: run `npm run build` first");
   fs.rmSync(workDir, { recursive: true, force: true });
   fs.mkdirSync(workDir, { recursive: true });
-  const ours = await import(pathToFileURL(path.join(root, "dist/index.js")).href);
+  await snapshotDist();
+  const ours = await import(pathToFileURL(path.join(distDir, "index.js")).href);
   await ours.init();
 
   // ---- inputs ----
@@ -136,6 +160,7 @@ async function main() {
 
   // ---- browser ----
   await esbuild.build({
+    plugins: [underTest],
     entryPoints: [path.join(here, "page.js")],
     bundle: true,
     format: "esm",
@@ -221,6 +246,8 @@ async function main() {
       date: new Date().toISOString(),
       quick,
       nproc: os.availableParallelism?.() ?? os.cpus().length,
+      loadavgAtStart: loadAtStart,
+      loadavgAtEnd: os.loadavg().map((x) => Number(x.toFixed(2))),
       cpu: cpuModel(),
       node: process.version,
       browser: env,
@@ -253,6 +280,14 @@ async function main() {
   log(`wrote ${path.relative(root, resultsDir)}/results.json, chart.svg, table.md in ${results.elapsedSeconds.toFixed(0)} s`);
 }
 
+// page.js imports "zarr-jpeg-under-test": the snapshot of dist/.
+const underTest = {
+  name: "under-test",
+  setup(b) {
+    b.onResolve({ filter: /^zarr-jpeg-under-test$/ }, () => ({ path: path.join(distDir, "index.js") }));
+  },
+};
+
 // ---- payload (raw and gzip -9) ----
 async function minified(entry) {
   const r = await esbuild.build({
@@ -272,18 +307,19 @@ async function payloadSizes() {
   const sz = (buf) => ({ raw: buf.length, gzip9: zlib.gzipSync(buf, { level: 9 }).length });
   const nm = (p) => path.join(root, "node_modules", p);
   const rows = [];
+  const rel = (f) => (f.startsWith(distDir) ? "dist" + f.slice(distDir.length) : path.relative(root, f));
   const add = async (candidate, part, what, file, isEntry) => {
     try {
       const buf = isEntry ? await minified(file) : fs.readFileSync(file);
-      rows.push({ candidate, part, what, file: path.relative(root, file), ...sz(buf) });
+      rows.push({ candidate, part, what, file: rel(file), ...sz(buf) });
     } catch (e) {
-      rows.push({ candidate, part, what, file: path.relative(root, file), error: String(e.message ?? e) });
+      rows.push({ candidate, part, what, file: rel(file), error: String(e.message ?? e) });
     }
   };
-  for (const f of fs.readdirSync(path.join(root, "dist/wasm")).filter((f) => f.endsWith(".wasm")).sort()) {
-    await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", "wasm", path.join(root, "dist/wasm", f));
+  for (const f of fs.readdirSync(path.join(distDir, "wasm")).filter((f) => f.endsWith(".wasm")).sort()) {
+    await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", "wasm", path.join(distDir, "wasm", f));
   }
-  await add("ours", "encode+decode", "as shipped: dist/index.js bundled+minified (base64 wasm inlined)", path.join(root, "dist/index.js"), true);
+  await add("ours", "encode+decode", "as shipped: dist/index.js bundled+minified (base64 wasm inlined)", path.join(distDir, "index.js"), true);
   const cs = "@cornerstonejs/codec-libjpeg-turbo-8bit/dist/";
   await add("cornerstone", "encode+decode", "wasm", nm(cs + "libjpegturbowasm.wasm"));
   await add("cornerstone", "encode+decode", "js glue, minified", nm(cs + "libjpegturbowasm.js"), true);

@@ -75,7 +75,7 @@ export function printTables(results) {
 
 export function markdownTables(results) {
   const m = results.meta;
-  const head = `Run ${m.date}${m.quick ? " (quick)" : ""}; \`nproc\` ${m.nproc}; CPU ${m.cpu}; Chromium ${m.browser?.chromium ?? "?"}; node ${m.node}; ${m.tjbench ?? "no tjbench"}. Median of ${m.timing.reps} interleaved samples, MP/s; n/a = the candidate cannot produce that format.`;
+  const head = `Run ${m.date}${m.quick ? " (quick)" : ""}; \`nproc\` ${m.nproc}; CPU ${m.cpu}; load average ${m.loadavgAtStart?.[0] ?? "?"} → ${m.loadavgAtEnd?.[0] ?? "?"}; git ${m.git ?? "?"}; Chromium ${m.browser?.chromium ?? "?"}; node ${m.node}; ${m.tjbench ?? "no tjbench"}. Median of ${m.timing.reps} interleaved samples, MP/s; n/a = the candidate cannot produce that format.`;
   return [head, ...allTables(results).map(md)].join("\n\n") + "\n";
 }
 
