@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks, and nothing it already has: the wasm target,
+# the wasm-bindgen CLI matching the crate's pinned version, npm packages, Debian's
+# Chromium + chromedriver and libjpeg-turbo tools (djpeg, tjbench), and the Python
+# packages the interoperability tests use. Everything comes from the package
+# registries (crates.io, npm, Debian, PyPI); nothing downloads a browser or binary
+# from anywhere else. Safe to run repeatedly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PATH="$HOME/.cargo/bin:$PATH"
+log() { printf '\n[setup] %s\n' "$*"; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown Rust target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# wasm-bindgen's CLI must match the crate exactly (Cargo.toml pins it with "=").
+want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml | head -n 1)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  log "installing wasm-bindgen-cli $want (a few minutes on a fresh machine)"
+  # Not --locked: a locked transitive version is missing from the registry mirror (TOOLCHAIN.md).
+  cargo install wasm-bindgen-cli --version "$want" --force
+fi
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! python3 -c "import PIL, numpy, zarr" 2>/dev/null; then
+  log "installing Python packages for the interoperability tests (Pillow, numpy, zarr)"
+  python3 -m pip install --quiet pillow numpy zarr
+fi
+
+if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+log "ready"

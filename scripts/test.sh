@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every test suite, on a fresh machine too: set-up, build, native Rust tests, wasm
+# tests (Node and headless Chromium), JavaScript tests (Node and Chromium, through the
+# built package). Fails on the first failing suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+step() { printf '\n===== %s =====\n' "$*"; }
+
+step "set-up"
+bash scripts/setup.sh
+step "build (npm run build)"
+node scripts/build.mjs
+step "native Rust tests (cargo test)"
+cargo test
+step "wasm tests in Node and headless Chromium (cargo test --target wasm32-unknown-unknown)"
+cargo test --target wasm32-unknown-unknown
+step "JavaScript tests (node --test)"
+node --test --test-concurrency=1 tests/js/

@@ -1,0 +1,123 @@
+// The built package in Node: init, validateConfig, encode and decode on every example
+// configuration of the spec, with errors as JS Errors and inputs left untouched.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { PNG } from "pngjs";
+import { init, isReady, encode, decode, validateConfig } from "../../dist/index.js";
+import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
+
+
+/** A crop of a sample image (ihc.png for colour, cell.png for grayscale) as C-order samples. */
+export function sampleCrop(name, h, w, c, top = 100, left = 100) {
+  const png = PNG.sync.read(readFileSync(new URL(`../../samples/${name}`, import.meta.url)));
+  const data = new Uint8Array(h * w * c);
+  const channels = png.data.length / (png.width * png.height); // pngjs gives RGBA
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      for (let k = 0; k < c; k++) data[(y * w + x) * c + k] = png.data[((top + y) * png.width + left + x) * channels + k];
+  return data;
+}
+
+const gradient = (h, w, c) => sampleCrop(c === 1 ? "cell.png" : "ihc.png", h, w, c, c === 1 ? 330 : 100, c === 1 ? 380 : 100);
+
+function psnr(a, b) {
+  let se = 0;
+  for (let i = 0; i < a.length; i++) se += (a[i] - b[i]) ** 2;
+  return se === 0 ? Infinity : 10 * Math.log10((255 * 255) / (se / a.length));
+}
+
+test("calls before init() throw a clear Error", () => {
+  if (isReady()) return; // another test in this process initialised first
+  assert.throws(() => validateConfig(SPEC_EXAMPLES[1]), /call `await init\(\)` first/);
+});
+
+test("init() is idempotent", async () => {
+  const first = init();
+  assert.equal(init(), first);
+  await first;
+  await init();
+  assert.equal(isReady(), true);
+});
+
+test("every spec example round-trips in Node", async () => {
+  await init();
+  for (const config of SPEC_EXAMPLES) {
+    const shape = config.encoded_color_space === "grayscale" ? [61, 47] : [61, 47, 3];
+    const crop = gradient(61, 47, shape[2] ?? 1);
+    const data = config.decoded_color_space === "ycbcr" ? rgbToYcbcr(crop) : crop;
+    const copy = data.slice();
+    const jpeg = encode(config, data, shape);
+    assert.ok(jpeg instanceof Uint8Array);
+    assert.deepEqual([...jpeg.subarray(0, 2)], [0xff, 0xd8]);
+    const back = decode(config, jpeg, shape);
+    assert.ok(back instanceof Uint8Array);
+    assert.equal(back.length, data.length);
+    assert.ok(psnr(back, data) > 35, `${JSON.stringify(config)}: PSNR ${psnr(back, data)}`);
+    assert.deepEqual(data, copy, "encode leaves its input untouched");
+  }
+});
+
+test("validateConfig normalises and rejects with the field named", async () => {
+  await init();
+  assert.deepEqual(validateConfig({ quality: 90, encoded_color_space: "rgb" }), {
+    quality: 90,
+    encoded_color_space: "rgb",
+    decoded_color_space: "rgb",
+  });
+  const cases = [
+    [{ encoded_color_space: "rgb" }, /quality is required/],
+    [{ quality: 0, encoded_color_space: "rgb" }, /quality must be an integer from 1 to 100, got 0/],
+    [{ quality: 101, encoded_color_space: "rgb" }, /got 101/],
+    [{ quality: 90.5, encoded_color_space: "rgb" }, /got 90.5/],
+    [{ quality: "90", encoded_color_space: "rgb" }, /got "90" \(a string\)/],
+    [{ quality: 90, encoded_color_space: "ycbcr" }, /subsampling is required/],
+    [{ quality: 90, encoded_color_space: "rgb", decoded_color_space: "ycbcr" }, /cannot be combined/],
+    [{ quality: 90, encoded_color_space: "ycbcr", subsampling: [[3, 1], [1, 1], [1, 1]] }, /not supported by this implementation/],
+    [{ quality: 90, encoded_color_space: "grayscale", level: 1 }, /unknown member "level"/],
+  ];
+  for (const [config, pattern] of cases) {
+    assert.throws(() => validateConfig(config), (e) => e instanceof Error && pattern.test(e.message) && e.kind === "InvalidConfiguration");
+  }
+});
+
+test("bad data, shapes and streams throw Errors naming the problem; the module keeps working", async () => {
+  await init();
+  const config = SPEC_EXAMPLES[0];
+  const data = gradient(32, 32, 3);
+  const jpeg = encode(config, data, [32, 32, 3]);
+  const cases = [
+    [() => encode(config, new Uint16Array(32 * 32 * 3), [32, 32, 3]), /must be a Uint8Array, got a Uint16Array/],
+    [() => encode(config, Array.from(data), [32, 32, 3]), /must be a Uint8Array, got a Array/],
+    [() => encode(config, data, [32, 32]), /stores 3/],
+    [() => encode(config, data, [3072]), /1-D/],
+    [() => encode(config, data, [1, 32, 32, 3]), /4-D/],
+    [() => encode(config, data, [32, 32, 4]), /4 channels/],
+    [() => encode(config, data.subarray(1), [32, 32, 3]), /holds 3071 bytes/],
+    [() => decode(config, jpeg, [32, 31, 3]), /32 × 32 .* chunk is 32 × 31/],
+    [() => decode(config, jpeg.subarray(0, 100), [32, 32, 3]), /corrupt JPEG stream/],
+    [() => decode(config, new Uint8Array(), [32, 32, 3]), /empty/],
+    [() => decode(config, readFileSync(new URL("../../samples/ihc.png", import.meta.url)), [32, 32, 3]), /PNG/],
+    [() => decode(config, readFileSync(new URL("../fixtures/reject_arithmetic_ycc420_cjpeg_61x47.jpg", import.meta.url)), [47, 61, 3]), /arithmetic coding/],
+  ];
+  for (const [call, pattern] of cases) {
+    assert.throws(call, (e) => e instanceof Error && pattern.test(e.message), String(call));
+  }
+  assert.equal(decode(config, jpeg, [32, 32, 3]).length, 32 * 32 * 3);
+});
+
+test("libjpeg-turbo fixtures decode in Node", async () => {
+  await init();
+  const manifest = JSON.parse(readFileSync(new URL("../fixtures/manifest.json", import.meta.url), "utf8"));
+  let decoded = 0;
+  for (const f of manifest) {
+    if (f.expect !== "decode" || f.file.includes("y3x1") || f.file.includes("cb2x2")) continue;
+    const bytes = readFileSync(new URL(`../fixtures/${f.file}`, import.meta.url));
+    const gray = f.components === 1;
+    const config = gray ? SPEC_EXAMPLES[1] : SPEC_EXAMPLES[3];
+    const out = decode(config, bytes, gray ? [f.height, f.width] : [f.height, f.width, 3]);
+    assert.equal(out.length, f.height * f.width * f.components);
+    decoded++;
+  }
+  assert.ok(decoded >= 35);
+});

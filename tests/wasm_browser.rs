@@ -1,0 +1,6 @@
+//! The wasm API in headless Chromium (chromedriver on PATH).
+#![cfg(target_arch = "wasm32")]
+
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod wasm_cases;

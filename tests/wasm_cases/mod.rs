@@ -1,0 +1,130 @@
+//! The wasm API through real JS values, shared by the Node and browser suites: the
+//! exports take the configuration object, a Uint8Array and a shape array; errors
+//! arrive as JS `Error`s naming the problem; the module keeps working after errors.
+
+use js_sys::{Array, Object, Reflect, Uint16Array, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+use zarr_jpeg::wasm::{decode, encode, validate_config};
+
+fn json(text: &str) -> JsValue {
+    js_sys::JSON::parse(text).unwrap()
+}
+
+fn shape(dims: &[u32]) -> JsValue {
+    dims.iter().map(|&d| JsValue::from(d)).collect::<Array>().into()
+}
+
+fn samples(len: usize) -> Uint8Array {
+    let data: Vec<u8> = (0..len).map(|i| ((i * 7 + i / 97) % 251) as u8).collect();
+    Uint8Array::from(data.as_slice())
+}
+
+/// The error must be a JS Error whose message contains `expected`.
+fn error_message(result: Result<impl Sized, JsValue>, expected: &str) -> String {
+    let err = match result {
+        Ok(_) => panic!("expected an error containing {expected:?}"),
+        Err(e) => e,
+    };
+    let error: &js_sys::Error = err.dyn_ref().expect("a JS Error");
+    let message: String = error.message().into();
+    assert!(message.contains(expected), "{message:?} lacks {expected:?}");
+    message
+}
+
+const SPEC_EXAMPLES: &[&str] = &[
+    r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+    r#"{"quality": 95, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#,
+    r#"{"quality": 90, "encoded_color_space": "rgb"}"#,
+    r#"{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+];
+
+#[wasm_bindgen_test]
+fn spec_examples_round_trip_through_js_values() {
+    for text in SPEC_EXAMPLES {
+        let gray = text.contains("grayscale");
+        let dims: &[u32] = if gray { &[48, 40] } else { &[48, 40, 3] };
+        let data = samples(dims.iter().product::<u32>() as usize);
+        let stream = encode(json(text), data.clone().into(), shape(dims)).unwrap();
+        assert_eq!(stream.get_index(0), 0xFF);
+        assert_eq!(stream.get_index(1), 0xD8);
+        let back = decode(json(text), stream.into(), shape(dims)).unwrap();
+        assert_eq!(back.length(), data.length(), "{text}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn validate_config_returns_the_normalised_object() {
+    let normalised = validate_config(json(r#"{"quality": 80, "encoded_color_space": "rgb"}"#)).unwrap();
+    let get = |k: &str| Reflect::get(&normalised, &JsValue::from_str(k)).unwrap();
+    assert_eq!(get("quality").as_f64(), Some(80.0));
+    assert_eq!(get("encoded_color_space").as_string().as_deref(), Some("rgb"));
+    assert_eq!(get("decoded_color_space").as_string().as_deref(), Some("rgb"));
+    assert!(get("subsampling").is_undefined());
+    assert!(normalised.is_instance_of::<Object>());
+    let ycc = validate_config(json(SPEC_EXAMPLES[0])).unwrap();
+    let sub = Reflect::get(&ycc, &JsValue::from_str("subsampling")).unwrap();
+    assert!(Array::is_array(&sub));
+    assert_eq!(Array::from(&sub).length(), 3);
+}
+
+#[wasm_bindgen_test]
+fn configuration_errors_name_the_field() {
+    error_message(validate_config(json(r#"{"quality": 0, "encoded_color_space": "rgb"}"#)), "quality must be an integer from 1 to 100, got 0");
+    error_message(validate_config(json(r#"{"quality": "90", "encoded_color_space": "rgb"}"#)), "got \"90\" (a string)");
+    error_message(validate_config(json(r#"{"quality": 90, "encoded_color_space": "ycbcr"}"#)), "subsampling is required");
+    error_message(validate_config(json(r#"{"quality": 90, "encoded_color_space": "rgb", "level": 3}"#)), "unknown member \"level\"");
+    error_message(validate_config(JsValue::from_str("jpeg")), "must be an object");
+    error_message(validate_config(JsValue::UNDEFINED), "must be an object");
+}
+
+#[wasm_bindgen_test]
+fn errors_carry_a_kind() {
+    let err = validate_config(json(r#"{"quality": 0, "encoded_color_space": "rgb"}"#)).unwrap_err();
+    let kind = Reflect::get(&err, &JsValue::from_str("kind")).unwrap();
+    assert_eq!(kind.as_string().as_deref(), Some("InvalidConfiguration"));
+}
+
+#[wasm_bindgen_test]
+fn data_must_be_a_uint8array_of_the_right_length() {
+    let cfg = SPEC_EXAMPLES[1];
+    let wrong_type = Uint16Array::new_with_length(48 * 40);
+    error_message(encode(json(cfg), wrong_type.into(), shape(&[48, 40])), "data must be a Uint8Array, got a Uint16Array");
+    error_message(encode(json(cfg), JsValue::from_str("pixels"), shape(&[48, 40])), "data must be a Uint8Array");
+    error_message(encode(json(cfg), samples(48 * 40 - 1).into(), shape(&[48, 40])), "holds 1919 bytes but the chunk shape needs 1920");
+    error_message(decode(json(cfg), JsValue::NULL, shape(&[48, 40])), "the encoded chunk must be a Uint8Array, got null");
+}
+
+#[wasm_bindgen_test]
+fn shapes_are_checked() {
+    let cfg = json(SPEC_EXAMPLES[1]);
+    let data: JsValue = samples(100).into();
+    error_message(encode(cfg.clone(), data.clone(), shape(&[100])), "1-D");
+    error_message(encode(cfg.clone(), data.clone(), json("[10, 2.5]")), "shape[1] must be a non-negative integer, got 2.5");
+    error_message(encode(cfg.clone(), data.clone(), json("[10, -10]")), "shape[1] must be a non-negative integer");
+    error_message(encode(cfg.clone(), data.clone(), JsValue::from_str("10x10")), "must be an array of integers");
+    error_message(encode(cfg, data, shape(&[10, 10, 3])), "stores 1");
+}
+
+#[wasm_bindgen_test]
+fn corrupt_streams_are_errors_and_the_module_keeps_working() {
+    let cfg = SPEC_EXAMPLES[0];
+    let data = samples(32 * 32 * 3);
+    let good = encode(json(cfg), data.clone().into(), shape(&[32, 32, 3])).unwrap();
+    for i in 0..200u32 {
+        let bytes = good.slice(0, (i * 7) % good.length());
+        let result = decode(json(cfg), bytes.clone().into(), shape(&[32, 32, 3]));
+        if let Err(e) = result {
+            assert!(e.is_instance_of::<js_sys::Error>());
+        }
+        // The input is never modified.
+        assert_eq!(bytes.to_vec(), good.slice(0, (i * 7) % good.length()).to_vec());
+    }
+    error_message(decode(json(cfg), Uint8Array::new_with_length(0).into(), shape(&[32, 32, 3])), "empty");
+    let png = Uint8Array::from(&b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"[..]);
+    error_message(decode(json(cfg), png.into(), shape(&[32, 32, 3])), "PNG");
+    // Still works after hundreds of errors.
+    let back = decode(json(cfg), good.into(), shape(&[32, 32, 3])).unwrap();
+    assert_eq!(back.length(), 32 * 32 * 3);
+}

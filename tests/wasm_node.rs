@@ -1,0 +1,4 @@
+//! The wasm API in Node (wasm-bindgen-test's default runtime).
+#![cfg(target_arch = "wasm32")]
+
+mod wasm_cases;
