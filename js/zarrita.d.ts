@@ -1,0 +1,56 @@
+import type { JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
+import type { CodecChunk, CodecChunkMetadata } from "./reshape.js";
+export { ReshapeCodec } from "./reshape.js";
+
+/**
+ * Anything with zarrita's registry shape (`zarr.registry`, a
+ * `Map<string, () => Promise<CodecEntry>>`), without depending on zarrita's types.
+ */
+export interface CodecRegistry {
+  set(name: string, loader: () => Promise<unknown>): unknown;
+}
+
+export interface RegisterOptions {
+  /**
+   * Decode in a pool of this many Web Workers (browsers) or worker_threads (Node), e.g.
+   * `navigator.hardwareConcurrency`. 0 or absent: decode on the calling thread.
+   */
+  workers?: number;
+  /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
+  workerUrl?: string | URL;
+}
+
+/** The decode pool behind `{ workers }`. */
+export interface DecodePool {
+  /** "pending" until first use, then "workers", or "main-thread" after falling back. */
+  readonly mode: "pending" | "workers" | "main-thread";
+  decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+export interface Registration {
+  /** The decode pool, when `workers` > 0. */
+  readonly pool: DecodePool | null;
+  /** Terminates the pool's workers (idle workers never keep Node running). */
+  close(): Promise<void>;
+}
+
+/**
+ * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" (Zarr v2,
+ * decode-only) to a zarrita registry. The WebAssembly module loads on first use.
+ */
+export function register(registry: CodecRegistry, options?: RegisterOptions): Registration;
+
+/** The jpeg array → bytes codec in zarrita's shape. Call `await init()` before `fromConfig`. */
+export class JpegCodec {
+  readonly kind: "array_to_bytes";
+  /** The validated, normalised configuration. */
+  readonly configuration: NormalizedJpegCodecConfiguration;
+  /** The (H, W) or (H, W, C) shape of the JPEG image, after the array → array codecs before it. */
+  readonly imageShape: number[];
+  constructor(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata);
+  /** Validates eagerly: throws for an invalid configuration or a data type other than uint8. */
+  static fromConfig(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata): JpegCodec;
+  encode(chunk: CodecChunk<Uint8Array>): Uint8Array;
+  decode(bytes: Uint8Array): CodecChunk<Uint8Array>;
+}

@@ -1,0 +1,44 @@
+// Type-checks user code against zarrita's own types, with no casts:
+//   npx tsc -p tests/types     (after `npm run build`)
+import * as zarr from "zarrita";
+import { init, validateConfig } from "../../dist/index.js";
+import type { JpegCodecConfiguration } from "../../dist/index.js";
+import { register, JpegCodec, ReshapeCodec } from "../../dist/zarrita.js";
+import type { Registration, RegisterOptions } from "../../dist/zarrita.js";
+import { reshapeShape } from "../../dist/reshape.js";
+
+export async function view(url: string): Promise<Uint8Array> {
+  const handle: Registration = register(zarr.registry);
+  const options: RegisterOptions = { workers: navigator.hardwareConcurrency };
+  register(zarr.registry, options);
+  const arr = await zarr.open(new zarr.FetchStore(url + "/0"), { kind: "array" });
+  if (!arr.is("uint8")) throw new Error("not uint8");
+  const { data, shape } = await zarr.get(arr, [null, null, null]);
+  const first: number = shape[0];
+  void first;
+  await handle.close();
+  return data;
+}
+
+export async function write(): Promise<void> {
+  register(zarr.registry);
+  const configuration: JpegCodecConfiguration = { quality: 95, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+  const arr = await zarr.create(new Map<string, Uint8Array>(), {
+    shape: [512, 512, 3],
+    chunkShape: [256, 256, 3],
+    dtype: "uint8",
+    codecs: [{ name: "jpeg", configuration: { ...configuration } }],
+  });
+  await zarr.set(arr, null, { data: new Uint8Array(512 * 512 * 3), shape: [512, 512, 3], stride: [1536, 3, 1] });
+  await init();
+  const normalised = validateConfig(configuration);
+  const codec = JpegCodec.fromConfig(normalised, { dataType: "uint8", shape: [256, 256, 3], codecs: [] });
+  const bytes: Uint8Array = codec.encode({ data: new Uint8Array(256 * 256 * 3), shape: [256, 256, 3], stride: [768, 3, 1] });
+  const chunk = codec.decode(bytes);
+  const samples: Uint8Array = chunk.data;
+  void samples;
+  const reshape = ReshapeCodec.fromConfig({ shape: [[0, 1], [2], [3]] }, { dataType: "uint8", shape: [4, 64, 64, 3] });
+  const b: number[] = reshape.shape;
+  const c: number[] = reshapeShape({ shape: [-1, 3] }, [4, 4, 3]);
+  void b, c;
+}
