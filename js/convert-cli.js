@@ -1,0 +1,154 @@
+// `zarr-jpeg convert <image> <out.zarr> [options]`: writes a JPEG-compressed OME-Zarr
+// image (see convert.js), with a progress bar on a TTY and a summary at the end.
+// Exit codes: 0 written, 1 conversion failed (bad input, output in the way), 2 usage error.
+import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "./convert.js";
+
+const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg> <out.zarr> [options]
+
+Writes an OME-Zarr 0.5 image: a Zarr v3 group with a pyramid of uint8 arrays
+(2× area averaging per level until the image fits one chunk), every chunk a
+JPEG image (the Zarr v3 "jpeg" codec). Colour images are stored (c, y, x) with a
+transpose codec, so each chunk is still one interleaved RGB JPEG.
+
+options:
+  --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})
+  --color C          ycbcr | rgb | grayscale (default: ycbcr for colour input,
+                     grayscale for grayscale input; grayscale on colour input
+                     converts to luma; rgb stores channels without colour transform)
+  --subsampling S    chroma subsampling for ycbcr: ${Object.keys(SUBSAMPLING).join(", ")} (default ${DEFAULTS.subsampling})
+  --chunk N          chunk side in pixels (default ${DEFAULTS.chunk}; multiples of 16 avoid edge padding)
+  --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk)
+  --levels N         number of pyramid levels (default: halve until one chunk holds the image)
+  --channel-axis A   first (c, y, x: OME-Zarr 0.5 axis order, default) | last (y, x, c)
+  --name NAME        multiscale name (default: the input file's name)
+  --pixel-size S     physical pixel size for the scale transforms (default 1)
+  --unit U           unit of the space axes, e.g. micrometer
+  --overwrite        replace <out.zarr> if it exists
+  --quiet            no progress or summary
+  --json             print the summary as JSON
+  -h, --help         show this help
+
+exit code: 0 written, 1 conversion failed, 2 usage error`;
+
+const VALUE_OPTIONS = {
+  "--quality": ["quality", "int"],
+  "--color": ["color", "string"],
+  "--subsampling": ["subsampling", "string"],
+  "--chunk": ["chunk", "int"],
+  "--shard": ["shard", "int"],
+  "--levels": ["levels", "int"],
+  "--channel-axis": ["channelAxis", "string"],
+  "--name": ["name", "string"],
+  "--pixel-size": ["pixelSize", "number"],
+  "--unit": ["unit", "string"],
+};
+const FLAGS = { "--overwrite": "overwrite", "--quiet": "quiet", "--json": "json", "--help": "help", "-h": "help" };
+
+/** Parses argv into `{ input, output, options, flags }` or `{ error }`. */
+export function parseArgs(argv) {
+  const positional = [];
+  const options = {};
+  const flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf("=");
+    if (arg.startsWith("--") && eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (arg in FLAGS) {
+      flags[FLAGS[arg]] = true;
+      continue;
+    }
+    if (arg in VALUE_OPTIONS) {
+      const [key, type] = VALUE_OPTIONS[arg];
+      if (value === undefined) {
+        if (i + 1 >= argv.length) return { error: `${arg} needs a value` };
+        value = argv[++i];
+      }
+      if (type === "int") {
+        if (!/^-?\d+$/.test(value)) return { error: `${arg} must be an integer, got "${value}"` };
+        options[key] = Number(value);
+      } else if (type === "number") {
+        const n = Number(value);
+        if (value.trim() === "" || !Number.isFinite(n)) return { error: `${arg} must be a number, got "${value}"` };
+        options[key] = n;
+      } else {
+        options[key] = value;
+      }
+      continue;
+    }
+    if (arg.startsWith("-") && arg !== "-") return { error: `unknown option ${arg}` };
+    positional.push(arg);
+  }
+  if (flags.help) return { help: true };
+  if (positional.length !== 2) {
+    return { error: positional.length < 2 ? "expected <image> and <out.zarr>" : `expected two paths, got ${positional.length}: ${positional.join(" ")}` };
+  }
+  if (flags.overwrite) options.overwrite = true;
+  return { input: positional[0], output: positional[1], options, flags };
+}
+
+function progressBar(stream) {
+  const tty = Boolean(stream.isTTY);
+  let last = 0;
+  let lastLevel = -1;
+  return {
+    update(event) {
+      if (!tty) {
+        // Not a terminal (a log, a pipe): one line per level.
+        if (event.phase === "level" && event.level !== lastLevel) {
+          lastLevel = event.level;
+          stream.write(`level ${event.level + 1}/${event.levels}: shape ${event.shape.join("×")} (${event.chunksDone}/${event.chunksTotal} chunks done)\n`);
+        }
+        return;
+      }
+      const now = Date.now();
+      if (event.phase === "chunk" && now - last < 50 && event.chunksDone !== event.chunksTotal) return;
+      last = now;
+      const width = Math.max(10, Math.min(40, (stream.columns ?? 80) - 45));
+      const fraction = event.chunksTotal ? event.chunksDone / event.chunksTotal : 0;
+      const filled = Math.round(fraction * width);
+      stream.write(`\r[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%  ` +
+        `level ${event.level + 1}/${event.levels}  chunks ${event.chunksDone}/${event.chunksTotal}\x1b[K`);
+    },
+    done() {
+      if (tty && last) stream.write("\n");
+    },
+  };
+}
+
+/** Runs `convert` with the arguments after the subcommand; resolves to the exit code. */
+export async function main(argv) {
+  const args = parseArgs(argv);
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (args.error) {
+    console.error(`zarr-jpeg convert: ${args.error}\n\n${USAGE}`);
+    return 2;
+  }
+  const quiet = Boolean(args.flags.quiet);
+  const bar = progressBar(process.stderr);
+  try {
+    const summary = await convert(args.input, args.output, {
+      ...args.options,
+      onWarning: (message) => console.error(`zarr-jpeg convert: warning: ${message}`),
+      onProgress: quiet || args.flags.json ? undefined : (event) => bar.update(event),
+    });
+    bar.done();
+    if (args.flags.json) console.log(JSON.stringify(summary, (k, v) => (v === Infinity ? "Infinity" : v), 2));
+    else if (!quiet) console.log(formatSummary(summary));
+    return 0;
+  } catch (error) {
+    bar.done();
+    if (error instanceof ConvertError) {
+      console.error(`zarr-jpeg convert: ${error.message}`);
+      return 1;
+    }
+    console.error(`zarr-jpeg convert: failed: ${error?.stack ?? error}`);
+    return 1;
+  }
+}

@@ -1,0 +1,540 @@
+// The converter (Node): an image file, or raw uint8 samples with a shape, → an OME-Zarr 0.5
+// image whose levels are uint8 Zarr v3 arrays compressed with the `jpeg` codec, each
+// optionally inside `sharding_indexed` (written here: zarrita cannot write shards).
+//
+//   level 0 = the image; level n+1 = level n averaged over 2×2 areas; until a level fits
+//   in one chunk (or `levels` levels).
+//   colour data is laid out (c, y, x) — OME-Zarr 0.5 orders axes channel before space —
+//   with a `transpose` codec (order [1, 2, 0]) before `jpeg`, so each chunk is still one
+//   interleaved (H, W, 3) JPEG image; `channelAxis: "last"` writes (y, x, c) without it.
+//
+// The store is written under a temporary name next to the output and renamed at the end,
+// so an interrupted or failed conversion never leaves a store that looks complete.
+import fs from "node:fs";
+import path from "node:path";
+import { init, encode, decode, validateConfig } from "./loader.js";
+import { readImageFile, ImageInputError } from "./image-input.js";
+
+/** A conversion the converter refuses (bad option, unusable input, output in the way). */
+export class ConvertError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ConvertError";
+  }
+}
+
+/** J:a:b notation → the jpeg codec's `subsampling` (the four schemes the spec requires). */
+export const SUBSAMPLING = Object.freeze({
+  "4:4:4": [[1, 1], [1, 1], [1, 1]],
+  "4:2:2": [[2, 1], [1, 1], [1, 1]],
+  "4:4:0": [[1, 2], [1, 1], [1, 1]],
+  "4:2:0": [[2, 2], [1, 1], [1, 1]],
+});
+
+export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });
+
+const MAX_JPEG_SIDE = 65535;
+const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not stored
+
+// ------------------------------------------------------------------ options
+
+function isPositiveInt(v) {
+  return Number.isInteger(v) && v > 0;
+}
+
+function subsamplingName(value) {
+  const found = Object.entries(SUBSAMPLING).find(([, s]) => JSON.stringify(s) === JSON.stringify(value));
+  return found ? found[0] : JSON.stringify(value);
+}
+
+/**
+ * Checks the options against the input's channel count and returns the normalised plan:
+ * the codec configuration (as validateConfig normalises it), chunk, shard, levels, layout.
+ */
+export function resolveOptions(options, channels) {
+  const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
+    "pixelSize", "unit", "overwrite", "onProgress", "onWarning"]);
+  for (const key of Object.keys(options)) {
+    if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
+  }
+  const quality = options.quality ?? DEFAULTS.quality;
+  if (!Number.isInteger(quality) || quality < 1 || quality > 100) {
+    throw new ConvertError(`quality must be an integer from 1 to 100 (the jpeg codec's range), got ${JSON.stringify(quality)}`);
+  }
+  const color = options.color ?? (channels === 3 ? "ycbcr" : "grayscale");
+  if (!["ycbcr", "rgb", "grayscale"].includes(color)) {
+    throw new ConvertError(`color must be ycbcr, rgb or grayscale, got ${JSON.stringify(color)}`);
+  }
+  if (channels === 1 && color !== "grayscale") {
+    throw new ConvertError(`the input is grayscale (1 channel); color ${color} needs 3 channels (use --color grayscale)`);
+  }
+  let subsampling;
+  if (options.subsampling != null) {
+    if (color !== "ycbcr") {
+      throw new ConvertError(`subsampling applies only to color ycbcr (the spec allows no subsampling for ${color})`);
+    }
+    const given = options.subsampling;
+    subsampling = typeof given === "string" ? SUBSAMPLING[given] : given;
+    if (!subsampling) {
+      throw new ConvertError(`subsampling must be one of ${Object.keys(SUBSAMPLING).join(", ")}, got ${JSON.stringify(given)}`);
+    }
+  } else if (color === "ycbcr") {
+    subsampling = SUBSAMPLING[DEFAULTS.subsampling];
+  }
+  const raw = { quality, encoded_color_space: color, ...(subsampling ? { subsampling } : {}) };
+  let config;
+  try {
+    config = validateConfig(raw);
+  } catch (error) {
+    throw new ConvertError(`invalid jpeg configuration ${JSON.stringify(raw)}: ${error.message}`, { cause: error });
+  }
+  const chunk = options.chunk ?? DEFAULTS.chunk;
+  if (!isPositiveInt(chunk) || chunk > MAX_JPEG_SIDE) {
+    throw new ConvertError(`chunk must be a positive integer of at most ${MAX_JPEG_SIDE} (a JPEG side), got ${JSON.stringify(chunk)}`);
+  }
+  const warnings = [];
+  const mcu = 8 * Math.max(...(config.subsampling ?? [[1, 1]]).flat());
+  if (chunk % 16 !== 0) {
+    warnings.push(`chunk ${chunk} is not a multiple of 16: edge blocks of every chunk are padded` +
+      (chunk % mcu ? ` (not even a multiple of this subsampling's ${mcu}-pixel MCU)` : ""));
+  }
+  const shard = options.shard ?? null;
+  if (shard !== null && (!isPositiveInt(shard) || shard % chunk !== 0)) {
+    throw new ConvertError(`shard must be a positive multiple of chunk (${chunk}), got ${JSON.stringify(shard)}`);
+  }
+  const levels = options.levels ?? null;
+  if (levels !== null && !isPositiveInt(levels)) {
+    throw new ConvertError(`levels must be a positive integer, got ${JSON.stringify(levels)}`);
+  }
+  const channelAxis = options.channelAxis ?? DEFAULTS.channelAxis;
+  if (channelAxis !== "first" && channelAxis !== "last") {
+    throw new ConvertError(`channelAxis must be "first" or "last", got ${JSON.stringify(channelAxis)}`);
+  }
+  const pixelSize = options.pixelSize ?? null;
+  if (pixelSize !== null && !(typeof pixelSize === "number" && pixelSize > 0 && Number.isFinite(pixelSize))) {
+    throw new ConvertError(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
+  }
+  return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
+    components: color === "grayscale" ? 1 : 3 };
+}
+
+// ------------------------------------------------------------------ input
+
+/** `{data, shape}` (shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)) → the converter's image form. */
+export function imageFromArray(data, shape) {
+  if (!(data instanceof Uint8Array)) {
+    throw new ConvertError(`data must be a Uint8Array (uint8 samples), got ${data?.constructor?.name ?? typeof data}`);
+  }
+  if (!Array.isArray(shape) || shape.length < 2 || shape.length > 3 || !shape.every(isPositiveInt)) {
+    throw new ConvertError(`shape must be [height, width] or [height, width, channels], got ${JSON.stringify(shape)}`);
+  }
+  const [height, width, channels = 1] = shape;
+  if (![1, 3, 4].includes(channels)) {
+    throw new ConvertError(`channels must be 1 (grayscale), 3 (RGB) or 4 (RGBA), got ${channels}`);
+  }
+  if (data.length !== height * width * channels) {
+    throw new ConvertError(`data holds ${data.length} samples but shape ${JSON.stringify(shape)} needs ${height * width * channels}`);
+  }
+  if (channels !== 4) return { data, height, width, channels, warnings: [] };
+  const rgb = new Uint8Array(height * width * 3);
+  for (let i = 0, o = 0; i < data.length; i += 4) {
+    rgb[o++] = data[i];
+    rgb[o++] = data[i + 1];
+    rgb[o++] = data[i + 2];
+  }
+  return { data: rgb, height, width, channels: 3, warnings: ["the input has 4 channels (RGBA); JPEG has no alpha, so alpha is dropped"] };
+}
+
+/** RGB → luma (ITU-R BT.601, as JPEG's Y), for --color grayscale on a colour input. */
+function toGray(image) {
+  const out = new Uint8Array(image.height * image.width);
+  const d = image.data;
+  for (let i = 0; i < out.length; i++) {
+    out[i] = Math.min(255, Math.round(0.299 * d[3 * i] + 0.587 * d[3 * i + 1] + 0.114 * d[3 * i + 2]));
+  }
+  return { ...image, data: out, channels: 1 };
+}
+
+// ------------------------------------------------------------------ pyramid
+
+/** One level down: each output sample is the rounded mean of the (up to) 2×2 input samples it covers. */
+export function downsample2x(image) {
+  const { data, height, width, channels: C } = image;
+  const h = Math.ceil(height / 2);
+  const w = Math.ceil(width / 2);
+  const out = new Uint8Array(h * w * C);
+  for (let y = 0; y < h; y++) {
+    const y0 = 2 * y;
+    const y1 = Math.min(y0 + 1, height - 1);
+    for (let x = 0; x < w; x++) {
+      const x0 = 2 * x;
+      const x1 = Math.min(x0 + 1, width - 1);
+      const n = (y1 - y0 + 1) * (x1 - x0 + 1);
+      for (let c = 0; c < C; c++) {
+        let sum = data[(y0 * width + x0) * C + c];
+        if (x1 !== x0) sum += data[(y0 * width + x1) * C + c];
+        if (y1 !== y0) {
+          sum += data[(y1 * width + x0) * C + c];
+          if (x1 !== x0) sum += data[(y1 * width + x1) * C + c];
+        }
+        out[(y * w + x) * C + c] = Math.floor((sum + (n >> 1)) / n);
+      }
+    }
+  }
+  return { data: out, height: h, width: w, channels: C };
+}
+
+/** The number of levels: halve until the image fits one chunk, or exactly `levels` (≥ 1 pixel). */
+export function levelCount(height, width, chunk, levels) {
+  const possible = Math.ceil(Math.log2(Math.max(height, width))) + 1; // down to a 1×1 level
+  if (levels != null) {
+    if (levels > possible) {
+      throw new ConvertError(`levels ${levels} is too many for a ${height}×${width} image (at most ${possible}, down to 1×1)`);
+    }
+    return levels;
+  }
+  let n = 1;
+  for (let h = height, w = width; h > chunk || w > chunk; n++) {
+    h = Math.ceil(h / 2);
+    w = Math.ceil(w / 2);
+  }
+  return n;
+}
+
+const roundUp = (v, m) => Math.ceil(v / m) * m;
+
+// ------------------------------------------------------------------ shard index checksum
+
+let CRC32C_TABLE;
+/** CRC-32C (Castagnoli), as the `crc32c` codec appends it (little-endian). */
+export function crc32c(bytes) {
+  if (!CRC32C_TABLE) {
+    CRC32C_TABLE = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+      CRC32C_TABLE[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (let i = 0; i < bytes.length; i++) crc = CRC32C_TABLE[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+// ------------------------------------------------------------------ metadata
+
+function levelArrayMetadata(plan, levelShape, grid) {
+  const { config, channelAxis, components } = plan;
+  const color = components === 3;
+  const [h, w] = levelShape;
+  const shape = !color ? [h, w] : channelAxis === "first" ? [3, h, w] : [h, w, 3];
+  const withChannel = (yx) => (!color ? yx : channelAxis === "first" ? [3, ...yx] : [...yx, 3]);
+  const jpeg = { name: "jpeg", configuration: config };
+  const chunkCodecs = color && channelAxis === "first"
+    ? [{ name: "transpose", configuration: { order: [1, 2, 0] } }, jpeg]
+    : [jpeg];
+  const codecs = grid.shard
+    ? [{
+        name: "sharding_indexed",
+        configuration: {
+          chunk_shape: withChannel(grid.chunk),
+          codecs: chunkCodecs,
+          index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+          index_location: "end",
+        },
+      }]
+    : chunkCodecs;
+  return {
+    zarr_format: 3,
+    node_type: "array",
+    shape,
+    data_type: "uint8",
+    chunk_grid: { name: "regular", configuration: { chunk_shape: withChannel(grid.shard ?? grid.chunk) } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: 0,
+    codecs,
+    dimension_names: !color ? ["y", "x"] : channelAxis === "first" ? ["c", "y", "x"] : ["y", "x", "c"],
+    attributes: {},
+  };
+}
+
+function groupMetadata(plan, levelShapes, name) {
+  const { components, channelAxis, pixelSize, unit } = plan;
+  const space = (n) => ({ name: n, type: "space", ...(unit ? { unit } : {}) });
+  const channel = { name: "c", type: "channel" };
+  const spatial = [space("y"), space("x")];
+  const axes = components === 1 ? spatial : channelAxis === "first" ? [channel, ...spatial] : [...spatial, channel];
+  const size = pixelSize ?? 1;
+  const datasets = levelShapes.map((_, level) => {
+    const s = size * 2 ** level;
+    const scale = components === 1 ? [s, s] : channelAxis === "first" ? [1, s, s] : [s, s, 1];
+    return { path: String(level), coordinateTransformations: [{ type: "scale", scale }] };
+  });
+  const ome = {
+    version: "0.5",
+    multiscales: [{
+      name,
+      axes,
+      datasets,
+      type: "mean",
+      metadata: { description: "2×2 area averaging per level", method: "zarr-jpeg convert" },
+    }],
+  };
+  if (components === 3) {
+    const window = { start: 0, end: 255, min: 0, max: 255 };
+    ome.omero = {
+      channels: ["FF0000", "00FF00", "0000FF"].map((color, i) => ({
+        label: ["red", "green", "blue"][i], color, window, active: true, coefficient: 1, family: "linear", inverted: false,
+      })),
+      rdefs: { model: "color" },
+    };
+  }
+  return { zarr_format: 3, node_type: "group", attributes: { ome } };
+}
+
+// ------------------------------------------------------------------ chunks
+
+/** The (ch × cw × C) tile at (y0, x0), edges beyond the image filled by repeating the last row/column. */
+function tile(image, y0, x0, ch, cw) {
+  const { data, height, width, channels: C } = image;
+  const out = new Uint8Array(ch * cw * C);
+  const rowLen = cw * C;
+  const validW = Math.min(cw, width - x0);
+  for (let y = 0; y < ch; y++) {
+    const sy = Math.min(y0 + y, height - 1);
+    const src = (sy * width + x0) * C;
+    out.set(data.subarray(src, src + validW * C), y * rowLen);
+    for (let x = validW; x < cw; x++) out.copyWithin(y * rowLen + x * C, y * rowLen + (validW - 1) * C, y * rowLen + validW * C);
+  }
+  return out;
+}
+
+function chunkKey(plan, cy, cx) {
+  const coords = plan.components === 1 ? [cy, cx] : plan.channelAxis === "first" ? [0, cy, cx] : [cy, cx, 0];
+  return path.join("c", ...coords.map(String));
+}
+
+function squaredError(image, y0, x0, ch, cw, decoded) {
+  const { data, height, width, channels: C } = image;
+  let sum = 0;
+  const h = Math.min(ch, height - y0);
+  const w = Math.min(cw, width - x0);
+  for (let y = 0; y < h; y++) {
+    const a = (( y0 + y) * width + x0) * C;
+    const b = y * cw * C;
+    for (let i = 0; i < w * C; i++) {
+      const d = data[a + i] - decoded[b + i];
+      sum += d * d;
+    }
+  }
+  return { sum, count: h * w * C };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+// ------------------------------------------------------------------ convert
+
+/**
+ * Converts an image into a JPEG-compressed OME-Zarr 0.5 image at `output` (a directory path).
+ * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
+ * @param output the store directory to create (must not exist unless `overwrite`)
+ * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
+ *   name, pixelSize, unit, overwrite, onProgress(event), onWarning(message) }`
+ * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
+ */
+export async function convert(input, output, options = {}) {
+  const started = performance.now();
+  if (typeof output !== "string" || output === "") throw new ConvertError("output must be a directory path");
+  await init();
+  let image;
+  if (typeof input === "string") {
+    try {
+      image = await readImageFile(input);
+    } catch (error) {
+      if (error instanceof ImageInputError) throw new ConvertError(error.message, { cause: error });
+      throw error;
+    }
+  } else if (input && typeof input === "object" && "data" in input) {
+    image = imageFromArray(input.data, input.shape);
+  } else {
+    throw new ConvertError("input must be an image file path or { data: Uint8Array, shape }");
+  }
+  if (image.channels === 3 && options.color === "grayscale") {
+    image = { ...toGray(image), warnings: [...image.warnings, "the colour input is converted to grayscale (BT.601 luma)"] };
+  }
+  const plan = resolveOptions(options, image.channels);
+  const warnings = [...image.warnings, ...plan.warnings];
+  for (const w of warnings) options.onWarning?.(w);
+
+  const target = path.resolve(output);
+  if (fs.existsSync(target) && !options.overwrite) {
+    throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
+  }
+  const parent = path.dirname(target);
+  if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
+  const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
+
+  const nLevels = levelCount(image.height, image.width, plan.chunk, plan.levels);
+  const levelShapes = [[image.height, image.width]];
+  for (let l = 1; l < nLevels; l++) {
+    const [h, w] = levelShapes[l - 1];
+    levelShapes.push([Math.ceil(h / 2), Math.ceil(w / 2)]);
+  }
+  const grids = levelShapes.map(([h, w]) => {
+    const chunk = [Math.min(plan.chunk, roundUp(h, 16)), Math.min(plan.chunk, roundUp(w, 16))];
+    const shard = plan.shard ? [Math.min(plan.shard, roundUp(h, chunk[0])), Math.min(plan.shard, roundUp(w, chunk[1]))] : null;
+    return { chunk, shard, chunks: [Math.ceil(h / chunk[0]), Math.ceil(w / chunk[1])] };
+  });
+  const chunksTotal = grids.reduce((n, g) => n + g.chunks[0] * g.chunks[1], 0);
+  const name = options.name ?? (typeof input === "string" ? path.basename(input).replace(/\.[^.]+$/, "") : "image");
+  let chunksDone = 0;
+  const progress = (event) => options.onProgress?.({ levels: nLevels, chunksTotal, chunksDone, ...event });
+
+  const summaryLevels = [];
+  let bytesWritten = 0;
+  let chunkBytes = 0;
+  let rawBytes = 0;
+  let error0 = { sum: 0, count: 0 };
+  const write = (file, bytes) => {
+    fs.writeFileSync(file, bytes);
+    bytesWritten += bytes.length;
+  };
+  try {
+    fs.mkdirSync(temp);
+    write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));
+    let current = image;
+    for (let level = 0; level < nLevels; level++) {
+      if (level > 0) current = downsample2x(current);
+      const grid = grids[level];
+      const dir = path.join(temp, String(level));
+      fs.mkdirSync(dir);
+      const meta = levelArrayMetadata(plan, levelShapes[level], grid);
+      write(path.join(dir, "zarr.json"), JSON.stringify(meta, null, 2));
+      progress({ phase: "level", level, shape: meta.shape });
+      const [ch, cw] = grid.chunk;
+      const shape = plan.components === 3 ? [ch, cw, 3] : [ch, cw];
+      const levelRaw = current.data.length;
+      rawBytes += levelRaw;
+      let levelBytes = 0;
+      let levelChunks = 0;
+      const encodeChunk = (cy, cx) => {
+        const samples = tile(current, cy * ch, cx * cw, ch, cw);
+        const bytes = encode(plan.config, samples, shape);
+        if (level === 0) {
+          const e = squaredError(current, cy * ch, cx * cw, ch, cw, decode(plan.config, bytes, shape));
+          error0.sum += e.sum;
+          error0.count += e.count;
+        }
+        levelBytes += bytes.length;
+        levelChunks++;
+        chunksDone++;
+        return bytes;
+      };
+      if (!grid.shard) {
+        for (let cy = 0; cy < grid.chunks[0]; cy++) {
+          for (let cx = 0; cx < grid.chunks[1]; cx++) {
+            const file = path.join(dir, chunkKey(plan, cy, cx));
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            write(file, encodeChunk(cy, cx));
+            progress({ phase: "chunk", level, levelChunksDone: levelChunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
+            if (chunksDone % 8 === 0) await tick();
+          }
+        }
+      } else {
+        const [sh, sw] = grid.shard;
+        const per = [sh / ch, sw / cw];
+        const shards = [Math.ceil(levelShapes[level][0] / sh), Math.ceil(levelShapes[level][1] / sw)];
+        for (let sy = 0; sy < shards[0]; sy++) {
+          for (let sx = 0; sx < shards[1]; sx++) {
+            const parts = [];
+            const index = new BigUint64Array(per[0] * per[1] * 2).fill(EMPTY);
+            let offset = 0;
+            for (let iy = 0; iy < per[0]; iy++) {
+              for (let ix = 0; ix < per[1]; ix++) {
+                const cy = sy * per[0] + iy;
+                const cx = sx * per[1] + ix;
+                if (cy >= grid.chunks[0] || cx >= grid.chunks[1]) continue; // outside the array: not stored
+                const bytes = encodeChunk(cy, cx);
+                const at = 2 * (iy * per[1] + ix); // C order over the shard's chunk grid (channel axis has 1 chunk)
+                index[at] = BigInt(offset);
+                index[at + 1] = BigInt(bytes.length);
+                parts.push(bytes);
+                offset += bytes.length;
+                progress({ phase: "chunk", level, levelChunksDone: levelChunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
+                if (chunksDone % 8 === 0) await tick();
+              }
+            }
+            const indexBytes = new Uint8Array(index.buffer); // little-endian on every platform Node runs on
+            const view = new DataView(new ArrayBuffer(4));
+            view.setUint32(0, crc32c(indexBytes), true);
+            const shardBytes = Buffer.concat([...parts, indexBytes, new Uint8Array(view.buffer)]);
+            const file = path.join(dir, chunkKey(plan, sy, sx));
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            write(file, shardBytes);
+          }
+        }
+      }
+      chunkBytes += levelBytes;
+      summaryLevels.push({
+        path: String(level),
+        shape: meta.shape,
+        chunkShape: meta.codecs[0].name === "sharding_indexed" ? meta.codecs[0].configuration.chunk_shape : meta.chunk_grid.configuration.chunk_shape,
+        shardShape: grid.shard ? meta.chunk_grid.configuration.chunk_shape : null,
+        chunks: levelChunks,
+        rawBytes: levelRaw,
+        encodedBytes: levelBytes,
+        ratio: levelRaw / levelBytes,
+      });
+    }
+    if (fs.existsSync(target)) {
+      // --overwrite: move the old store aside first, so the new one appears in one rename.
+      const old = `${temp}.old`;
+      fs.renameSync(target, old);
+      fs.renameSync(temp, target);
+      fs.rmSync(old, { recursive: true, force: true });
+    } else {
+      fs.renameSync(temp, target);
+    }
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+  const mse = error0.sum / error0.count;
+  const psnr = mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+  return {
+    output: target,
+    name,
+    inputShape: image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width],
+    config: plan.config,
+    channelAxis: plan.components === 3 ? plan.channelAxis : null,
+    levels: summaryLevels,
+    chunks: chunksDone,
+    bytesWritten,
+    encodedBytes: chunkBytes,
+    rawBytes,
+    ratio: rawBytes / chunkBytes,
+    level0Ratio: summaryLevels[0].ratio,
+    psnr,
+    seconds: (performance.now() - started) / 1000,
+    warnings,
+  };
+}
+
+/** A few lines for people: what was written, how small, how faithful. */
+export function formatSummary(summary) {
+  const mb = (n) => (n / 1e6).toFixed(2) + " MB";
+  const c = summary.config;
+  const codec = `jpeg quality ${c.quality}, ${c.encoded_color_space}${c.subsampling ? " " + subsamplingName(c.subsampling) : ""}`;
+  const lines = [
+    `wrote ${summary.output} in ${summary.seconds.toFixed(2)} s`,
+    `  image ${summary.inputShape.join("×")} → ${summary.levels.length} level(s), ${summary.chunks} chunks, ${codec}`,
+  ];
+  for (const l of summary.levels) {
+    lines.push(`  level ${l.path}: shape ${l.shape.join("×")}, chunk ${l.chunkShape.join("×")}` +
+      (l.shardShape ? `, shard ${l.shardShape.join("×")}` : "") +
+      `, ${l.chunks} chunks, ${mb(l.encodedBytes)} (${l.ratio.toFixed(1)}:1)`);
+  }
+  lines.push(`  bytes written ${mb(summary.bytesWritten)} for ${mb(summary.rawBytes)} of samples: compression ratio ${summary.ratio.toFixed(1)}:1`);
+  lines.push(`  PSNR of level 0 against the input: ${Number.isFinite(summary.psnr) ? summary.psnr.toFixed(2) + " dB" : "∞ (identical)"}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,155 @@
+// Reads an image file (PNG or JPEG) into interleaved 8-bit samples for the converter:
+// `{ data: Uint8Array, height, width, channels: 1 | 3, format, warnings }`, C order
+// (y, x, channel). PNG goes through pngjs, JPEG through jpeg-js (which also reads
+// progressive files); both are npm packages, imported only when needed.
+//
+// Accepted: 8-bit (or lower) grayscale, grayscale+alpha, RGB, RGBA and palette images.
+// Alpha is dropped with a warning. 16-bit PNGs are refused: the jpeg codec stores uint8.
+import { readFile } from "node:fs/promises";
+
+/** An input the converter refuses, with a message meant for the user. */
+export class ImageInputError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ImageInputError";
+  }
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+function startsWith(bytes, prefix) {
+  return prefix.every((b, i) => bytes[i] === b);
+}
+
+/** The format a file's first bytes announce: "png", "jpeg" or null. */
+export function sniffFormat(bytes) {
+  if (bytes.length >= 8 && startsWith(bytes, PNG_SIGNATURE)) return "png";
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
+  return null;
+}
+
+/** Reads and decodes an image file. Throws ImageInputError for anything it cannot convert. */
+export async function readImageFile(file) {
+  let bytes;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    const reason = error?.code === "ENOENT" ? "no such file" : error?.code === "EISDIR" ? "it is a directory" : error?.message;
+    throw new ImageInputError(`cannot read ${file}: ${reason}`, { cause: error });
+  }
+  return decodeImage(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), file);
+}
+
+/** Decodes PNG or JPEG bytes (`name` only labels messages). */
+export async function decodeImage(bytes, name = "image") {
+  const format = sniffFormat(bytes);
+  if (format === "png") return decodePng(bytes, name);
+  if (format === "jpeg") return decodeJpeg(bytes, name);
+  throw new ImageInputError(`${name} is neither a PNG nor a JPEG file (its first bytes are not a PNG or JPEG signature)`);
+}
+
+const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
+
+async function decodePng(bytes, name) {
+  if (bytes.length < 33) throw new ImageInputError(`${name}: truncated PNG (no IHDR chunk)`);
+  // IHDR is always the first chunk: width(4) height(4) bit depth(1) colour type(1) …
+  const bitDepth = bytes[24];
+  const colorType = bytes[25];
+  if (!(colorType in PNG_COLOR_TYPES)) throw new ImageInputError(`${name}: invalid PNG colour type ${colorType}`);
+  if (bitDepth === 16) {
+    throw new ImageInputError(
+      `${name} is a 16-bit ${PNG_COLOR_TYPES[colorType]} PNG; the jpeg codec stores 8-bit (uint8) samples only. ` +
+        "Convert it to 8 bits first (choosing the intensity window yourself), e.g. with ImageMagick: magick in.png -depth 8 out.png",
+    );
+  }
+  const { PNG } = await import("pngjs");
+  let png;
+  try {
+    png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (error) {
+    throw new ImageInputError(`${name}: cannot decode PNG: ${error?.message ?? error}`, { cause: error });
+  }
+  const { width, height, data: rgba } = png;
+  const gray = colorType === 0 || colorType === 4;
+  const hasAlpha = colorType === 4 || colorType === 6 || (colorType === 3 && hasTransparency(bytes));
+  const channels = gray ? 1 : 3;
+  const data = new Uint8Array(width * height * channels);
+  let opaque = true;
+  for (let i = 0, o = 0; i < rgba.length; i += 4) {
+    if (rgba[i + 3] !== 255) opaque = false;
+    data[o++] = rgba[i];
+    if (!gray) {
+      data[o++] = rgba[i + 1];
+      data[o++] = rgba[i + 2];
+    }
+  }
+  const warnings = [];
+  if (hasAlpha) {
+    warnings.push(
+      `${name} has an alpha channel (${PNG_COLOR_TYPES[colorType]}); JPEG has none, so alpha is dropped` +
+        (opaque ? " (every pixel was opaque)" : " — transparent pixels keep their colour values, not a background"),
+    );
+  }
+  return { data, height, width, channels, format: "png", warnings };
+}
+
+// A palette PNG is transparent when it carries a tRNS chunk.
+function hasTransparency(bytes) {
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const length = (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
+    const type = String.fromCharCode(bytes[at + 4], bytes[at + 5], bytes[at + 6], bytes[at + 7]);
+    if (type === "tRNS") return true;
+    if (type === "IDAT" || type === "IEND" || length < 0) return false;
+    at += 12 + length;
+  }
+  return false;
+}
+
+/** The component count and precision from a JPEG's frame header (SOFn), or null. */
+export function jpegFrameInfo(bytes) {
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1];
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
+    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isSof && at + 10 <= bytes.length) {
+      return {
+        precision: bytes[at + 4],
+        height: (bytes[at + 5] << 8) | bytes[at + 6],
+        width: (bytes[at + 7] << 8) | bytes[at + 8],
+        components: bytes[at + 9],
+      };
+    }
+    if (marker === 0xda) return null;
+    at += 2 + length;
+  }
+  return null;
+}
+
+async function decodeJpeg(bytes, name) {
+  const frame = jpegFrameInfo(bytes);
+  if (!frame) throw new ImageInputError(`${name}: cannot find a JPEG frame header (truncated or not a JPEG)`);
+  if (frame.precision !== 8) {
+    throw new ImageInputError(`${name} is a ${frame.precision}-bit JPEG; the jpeg codec stores 8-bit (uint8) samples only`);
+  }
+  if (frame.components !== 1 && frame.components !== 3) {
+    throw new ImageInputError(`${name} has ${frame.components} colour components (CMYK?); only grayscale and colour JPEGs are supported`);
+  }
+  const jpeg = (await import("jpeg-js")).default;
+  let image;
+  try {
+    image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxResolutionInMP: 1000, maxMemoryUsageInMB: 4096 });
+  } catch (error) {
+    throw new ImageInputError(`${name}: cannot decode JPEG: ${error?.message ?? error}`, { cause: error });
+  }
+  const { width, height } = image;
+  if (frame.components === 3) return { data: image.data, height, width, channels: 3, format: "jpeg", warnings: [] };
+  const data = new Uint8Array(width * height);
+  for (let i = 0; i < data.length; i++) data[i] = image.data[3 * i];
+  return { data, height, width, channels: 1, format: "jpeg", warnings: [] };
+}

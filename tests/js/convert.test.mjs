@@ -1,0 +1,370 @@
+// The converter (js/convert.js, js/image-input.js, js/convert-cli.js) through the built
+// package: OME-Zarr 0.5 layout, pyramid shapes and 2×2 area averaging, round trips read
+// back by zarrita (unsharded and sharded, partial shards included, sharding_indexed per the
+// Zarr v3 sharding spec: index at the end, bytes + crc32c index codecs), RFC-16
+// conformance, and the refusals (unreadable file, 16-bit PNG, bad options, never a
+// half-written store). Small images only.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import * as zarr from "zarrita";
+import FileSystemStore from "@zarrita/storage/fs";
+import { PNG } from "pngjs";
+import jpegJs from "jpeg-js";
+import { init, decode, register, checkDataset, formatReport } from "../../dist/index.js";
+import { convert, downsample2x, crc32c, ConvertError, levelCount } from "../../dist/convert.js";
+import { parseArgs } from "../../dist/convert-cli.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+register(zarr.registry);
+await init();
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-convert-"));
+process.on("exit", () => fs.rmSync(tmp, { recursive: true, force: true }));
+let n = 0;
+const out = (name = "out") => path.join(tmp, `${name}-${n++}.zarr`);
+
+/** A smooth colour test image (H, W, 3), with a little texture. */
+function rgbImage(h, w) {
+  const data = new Uint8Array(h * w * 3);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      data[i] = (40 + x * 2 + ((x * y) % 7)) & 255;
+      data[i + 1] = (200 - y) & 255;
+      data[i + 2] = (60 + ((x + y) >> 1)) & 255;
+    }
+  return data;
+}
+
+function grayImage(h, w) {
+  const data = new Uint8Array(h * w);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data[y * w + x] = (30 + x + 2 * y + ((x ^ y) & 3)) & 255;
+  return data;
+}
+
+function psnr(a, b) {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] - b[i]) ** 2;
+  return 10 * Math.log10((255 * 255) / (sum / a.length));
+}
+
+const readJson = (...p) => JSON.parse(fs.readFileSync(path.join(...p), "utf8"));
+const openLevel = (dir, level) => zarr.open(zarr.root(new FileSystemStore(dir)).resolve(String(level)), { kind: "array" });
+
+/** zarrita's (c, y, x) result → interleaved (y, x, c). */
+function interleave(got) {
+  const [c, h, w] = got.shape;
+  const out = new Uint8Array(c * h * w);
+  for (let k = 0; k < c; k++)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) out[(y * w + x) * c + k] = got.data[k * got.stride[0] + y * got.stride[1] + x * got.stride[2]];
+  return out;
+}
+
+function writePng(file, width, height, data, { colorType = 2, bitDepth = 8 } = {}) {
+  const png = new PNG({ width, height, colorType, inputColorType: colorType, bitDepth, inputHasAlpha: colorType === 6 || colorType === 4 });
+  png.data = Buffer.from(data);
+  fs.writeFileSync(file, PNG.sync.write(png, { colorType, inputColorType: colorType, bitDepth, inputHasAlpha: colorType === 6 || colorType === 4 }));
+}
+
+test("OME-Zarr 0.5 layout: group metadata, axes with types, scale transforms, (c, y, x) with transpose before jpeg", async () => {
+  const dir = out();
+  const summary = await convert({ data: rgbImage(100, 150), shape: [100, 150, 3] }, dir, { chunk: 32, quality: 90, pixelSize: 0.5, unit: "micrometer" });
+  const group = readJson(dir, "zarr.json");
+  assert.equal(group.zarr_format, 3);
+  assert.equal(group.node_type, "group");
+  const { ome } = group.attributes;
+  assert.equal(ome.version, "0.5");
+  const [ms] = ome.multiscales;
+  assert.deepEqual(ms.axes, [
+    { name: "c", type: "channel" },
+    { name: "y", type: "space", unit: "micrometer" },
+    { name: "x", type: "space", unit: "micrometer" },
+  ]);
+  assert.deepEqual(ms.datasets.map((d) => d.path), ["0", "1", "2", "3"]);
+  assert.deepEqual(ms.datasets.map((d) => d.coordinateTransformations[0].scale), [[1, 0.5, 0.5], [1, 1, 1], [1, 2, 2], [1, 4, 4]]);
+  const level0 = readJson(dir, "0", "zarr.json");
+  assert.equal(level0.data_type, "uint8");
+  assert.deepEqual(level0.shape, [3, 100, 150]);
+  assert.deepEqual(level0.chunk_grid.configuration.chunk_shape, [3, 32, 32]);
+  assert.deepEqual(level0.codecs, [
+    { name: "transpose", configuration: { order: [1, 2, 0] } },
+    { name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", decoded_color_space: "rgb", subsampling: [[2, 2], [1, 1], [1, 1]] } },
+  ]);
+  assert.deepEqual(level0.dimension_names, ["c", "y", "x"]);
+  // Chunks are plain JPEG streams under the default chunk key encoding.
+  const first = fs.readFileSync(path.join(dir, "0", "c", "0", "0", "0"));
+  assert.deepEqual([...first.subarray(0, 2)], [0xff, 0xd8]);
+  assert.equal(summary.levels.length, 4);
+  assert.ok(summary.psnr > 30, `PSNR ${summary.psnr}`);
+  assert.ok(summary.ratio > 1);
+  // No temporary directory is left next to the store.
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes("partial")), []);
+});
+
+test("pyramid: 2× per level until one chunk holds the image; odd sides round up; --levels caps it", async () => {
+  assert.equal(levelCount(100, 150, 32, null), 4); // 150 → 75 → 38 → 19
+  assert.equal(levelCount(32, 32, 32, null), 1);
+  assert.equal(levelCount(33, 10, 32, null), 2);
+  assert.equal(levelCount(100, 150, 32, 2), 2);
+  assert.throws(() => levelCount(4, 4, 32, 4), /too many/);
+  const dir = out();
+  await convert({ data: grayImage(101, 67), shape: [101, 67] }, dir, { chunk: 16 });
+  const shapes = [0, 1, 2, 3].map((l) => readJson(dir, String(l), "zarr.json").shape);
+  assert.deepEqual(shapes, [[101, 67], [51, 34], [26, 17], [13, 9]]);
+  assert.ok(!fs.existsSync(path.join(dir, "4")));
+  const capped = out();
+  await convert({ data: grayImage(101, 67), shape: [101, 67] }, capped, { chunk: 16, levels: 2 });
+  assert.deepEqual(readJson(capped, "zarr.json").attributes.ome.multiscales[0].datasets.length, 2);
+});
+
+test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
+  const img = { data: Uint8Array.from([0, 2, 10, 4, 6, 20, 100, 101, 255]), height: 3, width: 3, channels: 1 };
+  const d = downsample2x(img);
+  assert.deepEqual([d.height, d.width], [2, 2]);
+  assert.deepEqual([...d.data], [3, 15, 101, 255]); // (0+2+4+6)/4=3, (10+20)/2=15, (100+101)/2=100.5→101, 255
+});
+
+for (const [label, options, tol] of [
+  ["grayscale", { color: "grayscale", quality: 95 }, 40],
+  ["ycbcr 4:2:0", { quality: 95 }, 34],
+  ["rgb", { color: "rgb", quality: 95 }, 40],
+  ["ycbcr 4:4:4, channel axis last", { quality: 95, subsampling: "4:4:4", channelAxis: "last" }, 38],
+]) {
+  test(`round trip through zarrita (FileSystemStore), ${label}: each chunk is what decode() gives for its stream`, async () => {
+    const gray = options.color === "grayscale";
+    const [h, w] = [70, 90];
+    const input = gray ? grayImage(h, w) : rgbImage(h, w);
+    const dir = out();
+    const summary = await convert({ data: input, shape: gray ? [h, w] : [h, w, 3] }, dir, { ...options, chunk: 32 });
+    const arr = await openLevel(dir, 0);
+    const got = await zarr.get(arr);
+    const samples = gray ? got.data : options.channelAxis === "last" ? got.data : interleave(got);
+    const p = psnr(samples, input);
+    assert.ok(p > tol, `${label}: PSNR ${p.toFixed(2)} dB ≤ ${tol}`);
+    assert.ok(Math.abs(p - summary.psnr) < 0.01, `summary PSNR ${summary.psnr} = zarrita's ${p}`);
+    // The chunk at (1, 1) read by zarrita equals decode() of its stored stream.
+    const key = gray ? ["c", "1", "1"] : options.channelAxis === "last" ? ["c", "1", "1", "0"] : ["c", "0", "1", "1"];
+    const config = readJson(dir, "0", "zarr.json").codecs.at(-1).configuration;
+    const ref = decode(config, fs.readFileSync(path.join(dir, "0", ...key)), gray ? [32, 32] : [32, 32, 3]);
+    const C = gray ? 1 : 3;
+    for (let y = 0; y < 32; y++)
+      for (let x = 0; x < 32 * C; x++) assert.equal(samples[(32 + y) * w * C + 32 * C + x], ref[y * 32 * C + x]);
+  });
+}
+
+test("sharded output (sharding_indexed, index at end, bytes+crc32c) is read by zarrita, partial shards included", async () => {
+  const [h, w] = [100, 150]; // 32-pixel chunks in 64-pixel shards: right and bottom shards are partial
+  const input = rgbImage(h, w);
+  const plain = out("plain");
+  const sharded = out("sharded");
+  await convert({ data: input, shape: [h, w, 3] }, plain, { chunk: 32, quality: 90 });
+  const summary = await convert({ data: input, shape: [h, w, 3] }, sharded, { chunk: 32, shard: 64, quality: 90 });
+  const meta = readJson(sharded, "0", "zarr.json");
+  assert.deepEqual(meta.chunk_grid.configuration.chunk_shape, [3, 64, 64]);
+  assert.equal(meta.codecs.length, 1);
+  assert.deepEqual(meta.codecs[0], {
+    name: "sharding_indexed",
+    configuration: {
+      chunk_shape: [3, 32, 32],
+      codecs: [
+        { name: "transpose", configuration: { order: [1, 2, 0] } },
+        { name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", decoded_color_space: "rgb", subsampling: [[2, 2], [1, 1], [1, 1]] } },
+      ],
+      index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+      index_location: "end",
+    },
+  });
+  // A partial shard (bottom right: rows 64–99, columns 128–149): its index marks the
+  // chunks beyond the array as absent (2^64-1, 2^64-1) and ends with the CRC-32C of the index.
+  const shard = fs.readFileSync(path.join(sharded, "0", "c", "0", "1", "2"));
+  const indexBytes = shard.subarray(shard.length - 4 - 4 * 16, shard.length - 4);
+  assert.equal(shard.readUInt32LE(shard.length - 4), crc32c(indexBytes));
+  const index = new BigUint64Array(indexBytes.buffer.slice(indexBytes.byteOffset, indexBytes.byteOffset + indexBytes.length));
+  const entries = [0, 1, 2, 3].map((i) => [index[2 * i], index[2 * i + 1]]);
+  const absent = 0xffffffffffffffffn;
+  assert.notEqual(entries[0][0], absent); // (2, 4)
+  assert.deepEqual(entries[1], [absent, absent]); // (2, 5): x 160 ≥ 150
+  assert.notEqual(entries[2][0], absent); // (3, 4)
+  assert.deepEqual(entries[3], [absent, absent]);
+  // Each stored chunk is the same JPEG stream the unsharded store holds.
+  const [off, len] = entries[2].map(Number);
+  assert.deepEqual(shard.subarray(off, off + len), fs.readFileSync(path.join(plain, "0", "c", "0", "3", "4")));
+  // zarrita reads the whole level and a region, identical to the unsharded store.
+  for (let level = 0; level < summary.levels.length; level++) {
+    const a = await zarr.get(await openLevel(plain, level));
+    const b = await zarr.get(await openLevel(sharded, level));
+    assert.deepEqual(b.shape, a.shape);
+    assert.deepEqual(b.data, a.data, `level ${level}: sharded = unsharded`);
+  }
+  const region = await zarr.get(await openLevel(sharded, 0), [null, zarr.slice(60, 100), zarr.slice(120, 150)]);
+  assert.deepEqual(region.shape, [3, 40, 30]);
+  // Sharded and unsharded stores hold the same chunk bytes; the shards add 68 bytes of index each.
+  assert.ok(fs.existsSync(path.join(sharded, "0", "c", "0", "1", "2")));
+});
+
+test("crc32c matches the Castagnoli check value", () => {
+  assert.equal(crc32c(new TextEncoder().encode("123456789")), 0xe3069283);
+});
+
+test("RFC-16: a converted store (sharded, with transpose) conforms, and every extension is readable", async () => {
+  const dir = out();
+  await convert({ data: rgbImage(64, 80), shape: [64, 80, 3] }, dir, { chunk: 32, shard: 64 });
+  const result = await checkDataset(new FileSystemStore(dir), { registry: zarr.registry });
+  assert.equal(result.ok, true, formatReport(result));
+  assert.deepEqual(result.unsupported, []);
+  assert.deepEqual(result.arrays.map((a) => a.path), ["0", "1", "2"]);
+  const names = result.requiredExtensions.map((r) => r.name);
+  for (const name of ["uint8", "jpeg", "transpose", "sharding_indexed", "crc32c", "bytes"]) assert.ok(names.includes(name), `${name} in ${names}`);
+});
+
+test("PNG input: RGB, grayscale, RGBA (alpha dropped with a warning), the grayscale sample", async () => {
+  const [h, w] = [40, 48];
+  const rgb = rgbImage(h, w);
+  const rgbFile = path.join(tmp, "rgb.png");
+  writePng(rgbFile, w, h, rgb, { colorType: 2 });
+  const a = await convert(rgbFile, out(), { chunk: 16 });
+  assert.deepEqual(a.inputShape, [h, w, 3]);
+  assert.equal(a.name, "rgb");
+  assert.deepEqual(a.warnings, []);
+  const rgba = new Uint8Array(h * w * 4);
+  for (let i = 0; i < h * w; i++) rgba.set([...rgb.subarray(3 * i, 3 * i + 3), i % 2 ? 255 : 128], 4 * i);
+  const rgbaFile = path.join(tmp, "rgba.png");
+  writePng(rgbaFile, w, h, rgba, { colorType: 6 });
+  const warned = [];
+  const dirA = out();
+  const b = await convert(rgbaFile, dirA, { chunk: 16, onWarning: (m) => warned.push(m) });
+  assert.equal(warned.length, 1);
+  assert.match(warned[0], /alpha channel.*dropped/);
+  assert.deepEqual(b.warnings, warned);
+  assert.ok(Math.abs(a.psnr - b.psnr) < 1e-9, "alpha does not change the colour samples");
+  const gray = grayImage(h, w);
+  const grayFile = path.join(tmp, "gray.png");
+  writePng(grayFile, w, h, gray, { colorType: 0 });
+  const c = await convert(grayFile, out(), { chunk: 16 });
+  assert.deepEqual(c.inputShape, [h, w]);
+  assert.equal(c.config.encoded_color_space, "grayscale");
+  // The shipped sample: 550 × 660 grayscale.
+  const cell = await convert(path.join(root, "samples/cell.png"), out(), { chunk: 256, levels: 1 });
+  assert.deepEqual(cell.inputShape, [660, 550]);
+});
+
+test("JPEG input (baseline, colour and grayscale) via jpeg-js", async () => {
+  const [h, w] = [32, 48];
+  const rgba = new Uint8Array(h * w * 4);
+  const rgb = rgbImage(h, w);
+  for (let i = 0; i < h * w; i++) rgba.set([...rgb.subarray(3 * i, 3 * i + 3), 255], 4 * i);
+  const file = path.join(tmp, "in.jpg");
+  fs.writeFileSync(file, jpegJs.encode({ data: rgba, width: w, height: h }, 95).data);
+  const s = await convert(file, out(), { chunk: 16 });
+  assert.deepEqual(s.inputShape, [h, w, 3]);
+  assert.ok(s.psnr > 30);
+  // A grayscale JPEG from our own encoder.
+  const { encode } = await import("../../dist/index.js");
+  const grayFile = path.join(tmp, "gray.jpg");
+  fs.writeFileSync(grayFile, encode({ quality: 95, encoded_color_space: "grayscale" }, grayImage(h, w), [h, w]));
+  const g = await convert(grayFile, out(), { chunk: 16 });
+  assert.deepEqual(g.inputShape, [h, w]);
+});
+
+test("refuses: unreadable file, not an image, 16-bit PNG — with clear messages and no store", async () => {
+  const dir = out();
+  await assert.rejects(convert(path.join(tmp, "missing.png"), dir), (e) => e instanceof ConvertError && /cannot read .*missing\.png: no such file/.test(e.message));
+  const text = path.join(tmp, "notes.txt");
+  fs.writeFileSync(text, "not an image");
+  await assert.rejects(convert(text, dir), /neither a PNG nor a JPEG/);
+  const png16 = path.join(tmp, "deep.png");
+  writePng(png16, 8, 8, new Uint8Array(8 * 8 * 3 * 2).fill(7), { colorType: 2, bitDepth: 16 });
+  await assert.rejects(convert(png16, dir), (e) => e instanceof ConvertError && /16-bit RGB PNG.*8-bit \(uint8\)/.test(e.message));
+  assert.ok(!fs.existsSync(dir));
+});
+
+test("refuses options the spec does not allow, before writing anything", async () => {
+  const rgb = { data: rgbImage(16, 16), shape: [16, 16, 3] };
+  const gray = { data: grayImage(16, 16), shape: [16, 16] };
+  const cases = [
+    [rgb, { quality: 0 }, /quality must be an integer from 1 to 100/],
+    [rgb, { quality: 101 }, /quality must be an integer from 1 to 100/],
+    [rgb, { quality: 9.5 }, /quality/],
+    [rgb, { color: "cmyk" }, /color must be ycbcr, rgb or grayscale/],
+    [rgb, { color: "rgb", subsampling: "4:2:0" }, /subsampling applies only to color ycbcr/],
+    [rgb, { subsampling: "4:1:1" }, /subsampling must be one of 4:4:4, 4:2:2, 4:4:0, 4:2:0/],
+    [gray, { color: "ycbcr" }, /input is grayscale.*needs 3 channels/],
+    [rgb, { chunk: 0 }, /chunk must be a positive integer/],
+    [rgb, { chunk: 70000 }, /at most 65535/],
+    [rgb, { chunk: 32, shard: 48 }, /shard must be a positive multiple of chunk/],
+    [rgb, { levels: 0 }, /levels must be a positive integer/],
+    [rgb, { channelAxis: "middle" }, /channelAxis/],
+    [rgb, { qualty: 90 }, /unknown option "qualty"/],
+    [{ data: new Uint16Array(16), shape: [4, 4] }, {}, /must be a Uint8Array/],
+    [{ data: new Uint8Array(10), shape: [4, 4] }, {}, /holds 10 samples but shape \[4,4\] needs 16/],
+    [{ data: new Uint8Array(32), shape: [4, 4, 2] }, {}, /channels must be 1/],
+  ];
+  for (const [input, options, message] of cases) {
+    const dir = out();
+    await assert.rejects(convert(input, dir, options), (e) => e instanceof ConvertError && message.test(e.message), `${JSON.stringify(options)} → ${message}`);
+    assert.ok(!fs.existsSync(dir), `no store after ${JSON.stringify(options)}`);
+  }
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes("partial")), []);
+});
+
+test("never leaves a half-written store: a failure mid-conversion removes the temporary directory; existing output is kept unless --overwrite", async () => {
+  const dir = out();
+  const input = { data: rgbImage(64, 64), shape: [64, 64, 3] };
+  let seen = 0;
+  await assert.rejects(
+    convert(input, dir, { chunk: 16, onProgress: (e) => { if (e.phase === "chunk" && ++seen === 5) throw new Error("interrupted"); } }),
+    /interrupted/,
+  );
+  assert.ok(!fs.existsSync(dir), "no store at the output path");
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes("partial")), [], "temporary directory removed");
+  await convert(input, dir, { chunk: 16, quality: 50 });
+  await assert.rejects(convert(input, dir, { chunk: 16 }), /already exists.*--overwrite/);
+  assert.equal(readJson(dir, "0", "zarr.json").codecs.at(-1).configuration.quality, 50);
+  await convert(input, dir, { chunk: 16, quality: 80, overwrite: true });
+  assert.equal(readJson(dir, "0", "zarr.json").codecs.at(-1).configuration.quality, 80);
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes("partial")), []);
+});
+
+test("progress events count levels and chunks", async () => {
+  const events = [];
+  await convert({ data: grayImage(64, 64), shape: [64, 64] }, out(), { chunk: 32, onProgress: (e) => events.push(e) });
+  const levels = events.filter((e) => e.phase === "level");
+  assert.deepEqual(levels.map((e) => e.level), [0, 1]);
+  const chunks = events.filter((e) => e.phase === "chunk");
+  assert.equal(chunks.length, 5);
+  assert.deepEqual(chunks.at(-1), { levels: 2, chunksTotal: 5, chunksDone: 5, phase: "chunk", level: 1, levelChunksDone: 1, levelChunksTotal: 1 });
+});
+
+test("CLI: parses the issue's options; `zarr-jpeg convert` writes a store and prints the summary; usage errors exit 2, refusals 1", () => {
+  assert.deepEqual(parseArgs(["a.png", "b.zarr", "--quality", "90", "--color=rgb", "--chunk", "128", "--shard", "1024", "--levels", "3"]), {
+    input: "a.png", output: "b.zarr", options: { quality: 90, color: "rgb", chunk: 128, shard: 1024, levels: 3 }, flags: {},
+  });
+  assert.match(parseArgs(["a.png", "b.zarr", "--quality", "high"]).error, /--quality must be an integer/);
+  assert.match(parseArgs(["a.png", "b.zarr", "--fast"]).error, /unknown option --fast/);
+  assert.match(parseArgs(["a.png"]).error, /expected <image> and <out.zarr>/);
+  const cli = path.join(root, "dist/cli.js");
+  const input = path.join(tmp, "cli.png");
+  writePng(input, 40, 40, rgbImage(40, 40), { colorType: 2 });
+  const dir = out();
+  const ok = spawnSync(process.execPath, [cli, "convert", input, dir, "--quality", "80", "--subsampling", "4:2:2", "--chunk", "16", "--shard", "32"], { encoding: "utf8" });
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /wrote .* in [\d.]+ s/);
+  assert.match(ok.stdout, /compression ratio [\d.]+:1/);
+  assert.match(ok.stdout, /PSNR of level 0 against the input: [\d.]+ dB/);
+  assert.match(ok.stderr, /level 1\/3/); // not a TTY: one progress line per level
+  assert.deepEqual(readJson(dir, "0", "zarr.json").codecs[0].configuration.codecs[1].configuration.subsampling, [[2, 1], [1, 1], [1, 1]]);
+  const bad = spawnSync(process.execPath, [cli, "convert", input, out(), "--color", "rgb", "--subsampling", "4:2:0"], { encoding: "utf8" });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /subsampling applies only to color ycbcr/);
+  const usage = spawnSync(process.execPath, [cli, "convert", "--bogus"], { encoding: "utf8" });
+  assert.equal(usage.status, 2);
+  const missing = spawnSync(process.execPath, [cli, "convert", path.join(tmp, "nope.png"), out()], { encoding: "utf8" });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /cannot read .*nope\.png/);
+});
