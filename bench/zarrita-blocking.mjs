@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Main-thread blocking while zarrita reads a 4096×4096 RGB jpeg array in 256² chunks,
 // decoding on the main thread vs in the worker pool (register(registry, {workers})).
-//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3]
+//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser]
+// --browser also reads the same store over HTTP (FetchStore) in headless Chromium, where
+// blocking is measured with the Long Tasks API (longest task, TBT) and a rAF loop.
 // A 1 ms timer runs on the main thread during the read; every gap between its ticks is
 // time the thread could not respond. Reported: wall time, longest block, total blocking
 // time (sum of gap - 50 ms over gaps > 50 ms, the web's TBT) and time in gaps > 16 ms.
@@ -12,8 +14,10 @@ import * as zarr from "zarrita";
 import * as pkg from "../dist/index.js";
 
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../dist/zarrita.js")) };
-const workers = Number(process.argv[2] ?? os.availableParallelism());
-const rounds = Number(process.argv[3] ?? 3);
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const inBrowser = process.argv.includes("--browser");
+const workers = Number(args[0] ?? os.availableParallelism());
+const rounds = Number(args[1] ?? 3);
 const N = 4096, C = 256;
 
 function monitor() {
@@ -88,4 +92,70 @@ for (const n of [0, workers]) {
     `${n === 0 ? "no pool           " : `pool, ${n} worker${n > 1 ? "s" : ""}      `.slice(0, 18)} (${r.mode}): wall ${r.wall.toFixed(0)} ms, ` +
       `longest main-thread block ${r.longest.toFixed(1)} ms, total blocking time ${r.tbt.toFixed(0)} ms, time in >16 ms blocks ${r.over16.toFixed(0)} ms`,
   );
+}
+
+if (inBrowser) {
+  const path = await import("node:path");
+  const esbuild = await import("esbuild");
+  const FileSystemStore = (await import("@zarrita/storage/fs")).default;
+  const { startServer } = await import("../tests/js/helpers/server.mjs");
+  const { launchBrowser } = await import("../tests/js/helpers/browser.mjs");
+  const repo = new URL("..", import.meta.url).pathname;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-bench-"));
+  try {
+    fs.symlinkSync(path.join(repo, "dist"), path.join(dir, "pkg"));
+    await esbuild.build({ stdin: { contents: 'export * from "zarrita";', resolveDir: repo }, bundle: true, format: "esm", platform: "browser", outfile: path.join(dir, "zarrita.js"), logLevel: "error" });
+    const fsStore = new FileSystemStore(path.join(dir, "store"));
+    for (const [key, value] of store) await fsStore.set(key, value);
+    fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><meta charset="utf-8"><script type="module">
+      import * as zarr from "./zarrita.js";
+      import { register } from "./pkg/index.js";
+      window.measure = async (workers, rounds) => {
+        const handle = register(zarr.registry, workers ? { workers } : {});
+        const arr = await zarr.open(new zarr.FetchStore(location.origin + "/store"), { kind: "array" });
+        await zarr.get(arr, [zarr.slice(0, 256), zarr.slice(0, 256), null]);
+        const out = [];
+        for (let r = 0; r < rounds; r++) {
+          const tasks = [];
+          const obs = new PerformanceObserver((list) => tasks.push(...list.getEntries().map((e) => e.duration)));
+          obs.observe({ type: "longtask" });
+          let longestFrame = 0, last = performance.now(), running = true;
+          const frame = (t) => { longestFrame = Math.max(longestFrame, t - last); last = t; if (running) requestAnimationFrame(frame); };
+          requestAnimationFrame(frame);
+          const t0 = performance.now();
+          await zarr.get(arr, [null, null, null]);
+          const wall = performance.now() - t0;
+          await new Promise((r) => setTimeout(r, 100));
+          running = false;
+          obs.disconnect();
+          out.push({ wall, longest: Math.max(0, ...tasks), tbt: tasks.reduce((s, d) => s + Math.max(0, d - 50), 0), longestFrame });
+        }
+        const mode = handle.pool?.mode ?? "main thread";
+        await handle.close();
+        const med = (k) => out.map((o) => o[k]).sort((a, b) => a - b)[Math.floor(out.length / 2)];
+        return { mode, wall: med("wall"), longest: med("longest"), tbt: med("tbt"), longestFrame: med("longestFrame") };
+      };
+      window.ready = true;</script>`);
+    const server = await startServer(dir);
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}/index.html`);
+      await page.waitForFunction(() => window.ready === true);
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      console.log(`headless Chromium (FetchStore over HTTP from 127.0.0.1), navigator.hardwareConcurrency = ${cores}`);
+      for (const n of [0, workers]) {
+        const r = await page.evaluate(([w, k]) => window.measure(w, k), [n, rounds]);
+        console.log(
+          `${n === 0 ? "no pool           " : `pool, ${n} worker${n > 1 ? "s" : ""}      `.slice(0, 18)} (${r.mode}): wall ${r.wall.toFixed(0)} ms, ` +
+            `longest long task ${r.longest.toFixed(0)} ms, total blocking time ${r.tbt.toFixed(0)} ms, longest frame gap ${r.longestFrame.toFixed(0)} ms`,
+        );
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
