@@ -65,6 +65,22 @@ pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader>
         )));
     }
     check_sampling(&header)?;
+    // Every 8×8 block of the first component (which has the largest sampling factors,
+    // so covers the whole image) costs at least one bit of entropy-coded data, its DC
+    // code. A shorter stream cannot hold the image it claims (zune-jpeg would pad it
+    // with zeros): reject it before the chunk-sized output is allocated, so a few bytes
+    // claiming 65535 × 65535 cost nothing whatever chunk shape is given.
+    let blocks = u64::from(header.width).div_ceil(8) * u64::from(header.height).div_ceil(8);
+    if (stream.len() as u64) * 8 < blocks {
+        return Err(CodecError::corrupt(format!(
+            "the stream is {} bytes, too short for the {} × {} image its header claims \
+             ({blocks} blocks need at least {} bytes)",
+            stream.len(),
+            header.height,
+            header.width,
+            blocks.div_ceil(8)
+        )));
+    }
     Ok(header)
 }
 

@@ -1,0 +1,398 @@
+//! Hostile and broken input, natively: every crashing input the fuzzers found
+//! (tests/hostile/*.bin, in the decode fuzz target's format), resource limits (a tiny
+//! stream claiming a huge image, peak memory while decoding, thousands of restart
+//! markers, scans and segments), and encode never writing wrong data.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use zarr_jpeg::{ConfigValue, ErrorKind, JpegConfig};
+
+// ------------------------------------------------------------ allocation accounting
+
+/// Counts the live and peak heap bytes of the current thread (tests run in parallel
+/// threads; decoding is single-threaded).
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note_alloc(size: usize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + size;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+fn note_free(size: usize) {
+    let _ = LIVE.try_with(|live| live.set(live.get().saturating_sub(size)));
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_alloc(layout.size());
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_alloc(layout.size());
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note_free(layout.size());
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_free(layout.size());
+        note_alloc(new_size);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f`; returns its result and the peak heap bytes it added on this thread.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = LIVE.with(|l| l.get());
+    PEAK.with(|p| p.set(base));
+    let out = f();
+    (out, PEAK.with(|p| p.get()) - base)
+}
+
+// ------------------------------------------------------------ helpers
+
+fn config(json: &str) -> JpegConfig {
+    let value: ConfigValue = serde_json::from_str(json).unwrap();
+    JpegConfig::parse(&value).unwrap()
+}
+
+fn gray() -> JpegConfig {
+    config(r#"{"quality": 90, "encoded_color_space": "grayscale"}"#)
+}
+
+fn ycbcr420() -> JpegConfig {
+    config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#)
+}
+
+/// Every configuration the decode fuzz target uses (fuzz/fuzz_targets/common.rs), valid ones only.
+fn all_configs() -> Vec<JpegConfig> {
+    let mut out = vec![gray(), config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#)];
+    for decoded in ["rgb", "ycbcr"] {
+        for (h, v) in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)] {
+            let json = format!(
+                r#"{{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "{decoded}", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#
+            );
+            if let Ok(c) = JpegConfig::parse(&serde_json::from_str(&json).unwrap()) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn segment(out: &mut Vec<u8>, marker: u8, payload: &[u8]) {
+    out.extend_from_slice(&[0xFF, marker]);
+    out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+    out.extend_from_slice(payload);
+}
+
+/// The header of a 1-component baseline stream whose Huffman tables give every block
+/// the shortest possible code: DC difference 0 and end-of-block, one bit each.
+/// `extra` segments go between the tables and the frame header.
+fn minimal_gray_header(sof: u8, height: u16, width: u16, extra: &[(u8, Vec<u8>)]) -> Vec<u8> {
+    minimal_gray_header_ac(sof, height, width, extra, 0x00)
+}
+
+/// As [`minimal_gray_header`], with `ac_symbol` as the only AC Huffman symbol (e.g. 0xC0,
+/// an end-of-band run of 2^12 blocks, for progressive AC scans).
+fn minimal_gray_header_ac(sof: u8, height: u16, width: u16, extra: &[(u8, Vec<u8>)], ac_symbol: u8) -> Vec<u8> {
+    let mut s = vec![0xFF, 0xD8];
+    let mut dqt = vec![0u8];
+    dqt.extend_from_slice(&[1u8; 64]);
+    segment(&mut s, 0xDB, &dqt);
+    let mut counts = [0u8; 16];
+    counts[0] = 1;
+    for (class, symbol) in [(0x00u8, 0x00u8), (0x10, ac_symbol)] {
+        let mut dht = vec![class];
+        dht.extend_from_slice(&counts);
+        dht.push(symbol);
+        segment(&mut s, 0xC4, &dht);
+    }
+    for (marker, payload) in extra {
+        segment(&mut s, *marker, payload);
+    }
+    let [h0, h1] = height.to_be_bytes();
+    let [w0, w1] = width.to_be_bytes();
+    segment(&mut s, sof, &[8, h0, h1, w0, w1, 1, 1, 0x11, 0]);
+    s
+}
+
+fn sos_gray(s: &mut Vec<u8>, ss: u8, se: u8, ah_al: u8) {
+    segment(s, 0xDA, &[1, 1, 0x00, ss, se, ah_al]);
+}
+
+/// Decodes `stream` with every configuration whose component count fits, at the
+/// stream's own dimensions (when its header reads) and at a few fixed shapes; checks
+/// that each call returns the chunk's length or an error, and never panics.
+fn decode_every_way(stream: &[u8]) {
+    let mut shapes: Vec<(u64, u64)> = vec![(1, 1), (8, 8), (61, 47)];
+    if let Ok(header) = zarr_jpeg::markers::read_header(stream) {
+        shapes.push((u64::from(header.height), u64::from(header.width)));
+    }
+    for config in all_configs() {
+        for &(h, w) in &shapes {
+            if h * w > 4096 * 4096 {
+                continue;
+            }
+            let shape = if config.components() == 1 { vec![h, w] } else { vec![h, w, 3] };
+            if let Ok(out) = zarr_jpeg::decode(&config, stream, &shape) {
+                assert_eq!(out.len() as u64, shape.iter().product::<u64>());
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ fuzzer findings
+
+/// Every committed crashing input (decode fuzz target format: 6 bytes of configuration
+/// index, shape mode and dimensions, then the stream) — the stream part, every way.
+#[test]
+fn fuzz_regressions_never_panic() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("bin") {
+            continue;
+        }
+        let data = std::fs::read(&path).unwrap();
+        let start = Instant::now();
+        let result = std::panic::catch_unwind(|| {
+            decode_every_way(&data);
+            decode_every_way(data.get(6..).unwrap_or_default());
+        });
+        assert!(result.is_ok(), "{} panics", path.display());
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(3), "{}: took {took:?}", path.display());
+        count += 1;
+    }
+    eprintln!("{count} fuzz regression inputs decoded without a panic");
+}
+
+// ------------------------------------------------------------ resource limits
+
+/// A 200-byte stream whose header claims 65535 × 65535 is rejected before anything
+/// large is allocated, whatever chunk shape is given.
+#[test]
+fn tiny_stream_claiming_65535_squared_is_rejected_before_allocation() {
+    for sof in [0xC0u8, 0xC1, 0xC2] {
+        let mut stream = minimal_gray_header(sof, 65535, 65535, &[]);
+        sos_gray(&mut stream, 0, if sof == 0xC2 { 0 } else { 63 }, 0);
+        stream.resize(198, 0);
+        stream.extend_from_slice(&[0xFF, 0xD9]);
+        assert_eq!(stream.len(), 200);
+        let shapes: [&[u64]; 8] = [
+            &[65535, 65535],
+            &[65535, 65535, 1],
+            &[65535, 65535, 3],
+            &[1, 1],
+            &[8, 8],
+            &[65535, 1],
+            &[1, 65535],
+            &[4096, 4096],
+        ];
+        for shape in shapes {
+            for config in [gray(), ycbcr420()] {
+                let start = Instant::now();
+                let (result, peak) = peak_during(|| zarr_jpeg::decode(&config, &stream, shape));
+                let took = start.elapsed();
+                let err = result.expect_err("a 200-byte 65535×65535 stream must be rejected");
+                assert!(peak < 64 * 1024, "SOF {sof:02X}, shape {shape:?}: {peak} bytes allocated before rejecting ({err})");
+                assert!(took < Duration::from_millis(200), "SOF {sof:02X}, shape {shape:?}: took {took:?}");
+                if shape.len() < 3 && shape[0] == 65535 && shape[1] == 65535 && config.components() == 1 {
+                    eprintln!("SOF {sof:02X} shape {shape:?}: rejected in {took:?}, peak {peak} B: {err}");
+                }
+            }
+        }
+    }
+}
+
+/// The same claim with a chunk-sized output buffer given by the caller (decode_into).
+#[test]
+fn tiny_stream_claiming_a_big_image_is_rejected_by_decode_into() {
+    let mut stream = minimal_gray_header(0xC0, 2048, 2048, &[]);
+    sos_gray(&mut stream, 0, 63, 0);
+    stream.resize(198, 0);
+    stream.extend_from_slice(&[0xFF, 0xD9]);
+    let mut out = vec![0u8; 2048 * 2048];
+    let (result, peak) = peak_during(|| zarr_jpeg::decode_into(&gray(), &stream, &[2048, 2048], &mut out));
+    assert!(result.is_err());
+    assert!(peak < 64 * 1024, "{peak} bytes allocated");
+}
+
+/// A stream that really codes every block in the fewest bits (2 per block) still decodes:
+/// the size check does not reject legitimate, highly compressible streams.
+#[test]
+fn smallest_legitimate_stream_still_decodes() {
+    for (h, w) in [(8u16, 8u16), (64, 64), (61, 47), (1024, 1024)] {
+        let blocks = usize::from(h.div_ceil(8)) * usize::from(w.div_ceil(8));
+        let mut stream = minimal_gray_header(0xC0, h, w, &[]);
+        sos_gray(&mut stream, 0, 63, 0);
+        let bits = 2 * blocks;
+        stream.extend(std::iter::repeat_n(0u8, bits / 8));
+        if bits % 8 != 0 {
+            stream.push(0xFF >> (bits % 8)); // the remaining bits, then 1-padding
+            stream.push(0x00); // a padded FF byte is stuffed
+        }
+        stream.extend_from_slice(&[0xFF, 0xD9]);
+        let out = zarr_jpeg::decode(&gray(), &stream, &[u64::from(h), u64::from(w)])
+            .unwrap_or_else(|e| panic!("{h}×{w} ({} bytes): {e}", stream.len()));
+        // Dequantised DC 0 → mid-grey everywhere.
+        assert!(out.iter().all(|&v| v == 128), "{h}×{w}");
+    }
+}
+
+/// Peak heap while decoding stays within a small constant factor of the chunk's size.
+#[test]
+fn decode_peak_memory_is_a_small_multiple_of_the_chunk() {
+    let (h, w) = (1024usize, 1024usize);
+    let mut samples = vec![0u8; h * w * 3];
+    for (i, v) in samples.iter_mut().enumerate() {
+        *v = ((i * 7) ^ (i >> 9) ^ (i >> 13)) as u8;
+    }
+    let cases = [
+        (gray(), vec![h as u64, w as u64], h * w),
+        (ycbcr420(), vec![h as u64, w as u64, 3], h * w * 3),
+        (config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#), vec![h as u64, w as u64, 3], h * w * 3),
+        (config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#), vec![h as u64, w as u64, 3], h * w * 3),
+    ];
+    for (config, shape, size) in cases {
+        let stream = zarr_jpeg::encode(&config, &samples[..size], &shape).unwrap();
+        let (out, peak) = peak_during(|| zarr_jpeg::decode(&config, &stream, &shape).unwrap());
+        assert_eq!(out.len(), size);
+        let factor = peak as f64 / size as f64;
+        eprintln!(
+            "decode {:?} {}: chunk {size} B, stream {} B, peak heap {peak} B = {factor:.2} × chunk",
+            config.encoded_color_space,
+            shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join("×"),
+            stream.len()
+        );
+        assert!(factor < 4.0, "peak heap {peak} B is {factor:.2} × the chunk");
+    }
+    // A progressive stream (the decoder keeps every coefficient): libjpeg-turbo fixture.
+    let stream = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ycc420_progressive_q90_cjpeg_61x47.jpg")).unwrap();
+    let (out, peak) = peak_during(|| zarr_jpeg::decode(&ycbcr420(), &stream, &[47, 61, 3]).unwrap());
+    eprintln!("decode progressive 47×61×3: chunk {} B, peak heap {peak} B", out.len());
+}
+
+/// Thousands of restart markers (one per 8×8 block of a 1024×1024 image) decode quickly.
+#[test]
+fn thousands_of_restart_markers_finish_quickly() {
+    let (h, w) = (1024u16, 1024u16);
+    let blocks = usize::from(h / 8) * usize::from(w / 8);
+    let mut stream = minimal_gray_header(0xC0, h, w, &[(0xDD, vec![0, 1])]);
+    sos_gray(&mut stream, 0, 63, 0);
+    for i in 0..blocks {
+        stream.push(0x3F); // DC 0 + EOB (2 bits), then 1-padding
+        if i + 1 < blocks {
+            stream.extend_from_slice(&[0xFF, 0xD0 + (i % 8) as u8]);
+        }
+    }
+    stream.extend_from_slice(&[0xFF, 0xD9]);
+    let start = Instant::now();
+    let result = zarr_jpeg::decode(&gray(), &stream, &[1024, 1024]);
+    let took = start.elapsed();
+    eprintln!("{} restart markers ({} bytes): {:?} in {took:?}", blocks - 1, stream.len(), result.as_ref().map(|v| v.len()));
+    let out = result.unwrap();
+    assert!(out.iter().all(|&v| v == 128));
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+/// Thousands of tiny scans: a progressive 512×512 stream with a DC scan then thousands
+/// of two-byte AC scans (one end-of-band run covering all 4096 blocks each) is rejected
+/// (more than decode::MAX_SCANS) or decoded quickly.
+#[test]
+fn thousands_of_tiny_scans_finish_quickly() {
+    for scans in [50usize, 150, 5000] {
+        let mut stream = minimal_gray_header_ac(0xC2, 512, 512, &[], 0xC0);
+        sos_gray(&mut stream, 0, 0, 0);
+        stream.extend(std::iter::repeat_n(0u8, 512 * 512 / 64 / 8));
+        for _ in 0..scans {
+            sos_gray(&mut stream, 1, 63, 0);
+            stream.extend_from_slice(&[0x00, 0x07]); // EOBRUN code 0 + 12 zero bits, 1-padding
+        }
+        stream.extend_from_slice(&[0xFF, 0xD9]);
+        let start = Instant::now();
+        let result = zarr_jpeg::decode(&gray(), &stream, &[512, 512]);
+        let took = start.elapsed();
+        eprintln!("{scans} progressive scans ({} bytes): {:?} in {took:?}", stream.len(), result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        if scans < zarr_jpeg::decode::MAX_SCANS {
+            assert!(result.unwrap().iter().all(|&v| v == 128));
+        } else {
+            assert!(result.is_err());
+        }
+    }
+    // Sequential: one real scan, then thousands of empty repeats of it.
+    let mut stream = minimal_gray_header(0xC0, 64, 64, &[]);
+    for _ in 0..5000 {
+        sos_gray(&mut stream, 0, 63, 0);
+        stream.extend_from_slice(&[0u8; 8]);
+    }
+    stream.extend_from_slice(&[0xFF, 0xD9]);
+    let start = Instant::now();
+    let result = zarr_jpeg::decode(&gray(), &stream, &[64, 64]);
+    let took = start.elapsed();
+    eprintln!("5000 sequential scans: {:?} in {took:?}", result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+/// Tens of thousands of tiny marker segments before the frame header.
+#[test]
+fn thousands_of_marker_segments_finish_quickly() {
+    let extra: Vec<(u8, Vec<u8>)> = (0..30_000).map(|i| (if i % 2 == 0 { 0xFE } else { 0xE5 }, vec![b'x'])).collect();
+    let mut stream = minimal_gray_header(0xC0, 8, 8, &extra);
+    sos_gray(&mut stream, 0, 63, 0);
+    stream.extend_from_slice(&[0x3F, 0xFF, 0xD9]);
+    let start = Instant::now();
+    let result = zarr_jpeg::decode(&gray(), &stream, &[8, 8]);
+    let took = start.elapsed();
+    eprintln!("30000 segments ({} bytes): {:?} in {took:?}", stream.len(), result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+// ------------------------------------------------------------ wrong data never written
+
+/// Encoding with a configuration or data that does not fit the chunk always fails:
+/// nothing is reshaped, truncated or padded.
+#[test]
+fn encode_rejects_every_mismatch() {
+    let data = vec![100u8; 16 * 16 * 3];
+    let color = ycbcr420();
+    let cases: [(&JpegConfig, &[u8], &[u64], ErrorKind); 10] = [
+        (&color, &data[..16 * 16], &[16, 16], ErrorKind::InvalidShape),
+        (&color, &data[..16 * 16], &[16, 16, 1], ErrorKind::InvalidShape),
+        (&color, &data, &[16, 16, 4], ErrorKind::InvalidShape),
+        (&color, &data[..16 * 16 * 3 - 1], &[16, 16, 3], ErrorKind::InvalidData),
+        (&color, &data[..16 * 16 * 2], &[16, 16, 3], ErrorKind::InvalidData),
+        (&color, &data, &[16, 48], ErrorKind::InvalidShape),
+        (&color, &data, &[16 * 16 * 3], ErrorKind::InvalidShape),
+        (&color, &data, &[1, 16, 16, 3], ErrorKind::InvalidShape),
+        (&gray_ref(), &data, &[16, 16, 3], ErrorKind::InvalidShape),
+        (&gray_ref(), &data, &[16, 16], ErrorKind::InvalidData),
+    ];
+    for (config, data, shape, kind) in cases {
+        let err = zarr_jpeg::encode(config, data, shape).expect_err(&format!("{shape:?} with {} bytes", data.len()));
+        assert_eq!(err.kind(), kind, "{shape:?} with {} bytes: {err}", data.len());
+    }
+    let err = zarr_jpeg::encode(&gray(), &data[..0], &[0, 0]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidShape);
+}
+
+fn gray_ref() -> JpegConfig {
+    gray()
+}
