@@ -27,7 +27,7 @@ function payloadTable(results) {
 function rdTable(results) {
   const rd = results.rd;
   if (!rd?.curves) return null;
-  const names = Object.keys(rd.curves);
+  const names = Object.keys(rd.curves).sort((a, b) => (b === "ours") - (a === "ours"));
   const qs = [...new Set(names.flatMap((n) => rd.curves[n].map((p) => p.q)))].sort((a, b) => a - b);
   const head = [`RD ${rd.image} ${rd.subsampling}: q`, ...names.map((n) => `${n} B / dB`)];
   const rows = qs.map((q) => [
@@ -117,7 +117,7 @@ function barPanel(results, kind, x0, y0, width) {
 function rdPanel(results, x0, y0, w, h) {
   const rd = results.rd;
   if (!rd?.curves) return "";
-  const curves = Object.entries(rd.curves);
+  const curves = Object.entries(rd.curves).sort(([a], [b]) => (b === "ours") - (a === "ours"));
   const pts = curves.flatMap(([, p]) => p);
   const bx = [Math.min(...pts.map((p) => p.bytes)), Math.max(...pts.map((p) => p.bytes))];
   const by = [Math.min(...pts.map((p) => p.psnr)), Math.max(...pts.map((p) => p.psnr))];

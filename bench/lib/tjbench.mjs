@@ -1,5 +1,5 @@
 // Native libjpeg-turbo ceiling: Debian's `tjbench` on the same files the browser candidates use.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 
 export function tjbenchVersion() {
   try {
@@ -7,12 +7,9 @@ export function tjbenchVersion() {
   } catch {
     return null;
   }
-  try {
-    // `cjpeg -version` comes from the same libjpeg-turbo-progs package.
-    return execFileSync("cjpeg", ["-version"], { stdio: "pipe", encoding: "utf8" }).trim() || "tjbench";
-  } catch (e) {
-    return String(e.stderr ?? "").trim() || "tjbench";
-  }
+  // `cjpeg -version` (same libjpeg-turbo-progs package) prints the version on stderr.
+  const r = spawnSync("cjpeg", ["-version"], { encoding: "utf8" });
+  return `tjbench (${`${r.stdout ?? ""}${r.stderr ?? ""}`.trim() || "libjpeg-turbo"})`;
 }
 
 function lastRow(out) {
