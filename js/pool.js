@@ -10,7 +10,7 @@ const isNode = typeof process !== "undefined" && typeof process.versions?.node =
 async function spawn(url) {
   if (isNode) {
     const { Worker } = await import(NODE_WORKER_THREADS);
-    const worker = new Worker(url, { execArgv: workerExecArgv(process.execArgv) });
+    const worker = new Worker(url ?? new URL("./worker.js", import.meta.url), { execArgv: workerExecArgv(process.execArgv) });
     return {
       on: (type, fn) => worker.on(type, fn),
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -20,7 +20,11 @@ async function spawn(url) {
     };
   }
   if (typeof Worker !== "function") throw new Error("no Worker in this environment");
-  const worker = new Worker(url, { type: "module" });
+  // The literal `new Worker(new URL("./worker.js", import.meta.url), …)` form is what Vite and
+  // webpack recognise to emit the worker with the bundle.
+  const worker = url
+    ? new Worker(url, { type: "module" })
+    : new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   return {
     on(type, fn) {
       if (type === "message") worker.addEventListener("message", (event) => fn(event.data));
@@ -69,7 +73,7 @@ export class DecodePool {
 
   constructor({ size = 1, workerUrl } = {}) {
     this.#size = Math.max(1, Math.floor(size));
-    this.#url = workerUrl ?? new URL("./worker.js", import.meta.url);
+    this.#url = workerUrl; // undefined: ./worker.js next to this module
   }
 
   /** Decodes in a worker; resolves to the C-order samples. */
