@@ -191,6 +191,24 @@ def main(out_dir: Path):
     write("reshape", volume, (4, 32, 64, 3), ycc420, filters=[ReshapeCodec(shape=[[0, 1], [2], [3]])])
     write("sharded_reshape", volume, (2, 32, 32, 3), ycc444, shards=(4, 64, 64, 3), filters=[ReshapeCodec(shape=[[0, 1], [2], [3]])])
 
+    # Zarr v2 with imagecodecs' numcodecs Jpeg compressor, when imagecodecs is installed
+    # (e.g. PYTHONPATH with `pip install --target DIR imagecodecs`); expected = imagecodecs' decode.
+    try:
+        import imagecodecs.numcodecs as icn
+    except ImportError:
+        icn = None
+    if icn is not None:
+        icn.register_codecs(force=True, verbose=False)
+        for name, data, chunks in (("v2_imagecodecs_rgb", sample(100, 130, 3), (64, 64, 3)),
+                                   ("v2_imagecodecs_gray", sample(100, 130, 1), (64, 64))):
+            arr = zarr.create_array(zarr.storage.LocalStore(store_dir / name), shape=data.shape, dtype="uint8",
+                                    chunks=chunks, zarr_format=2, compressors=icn.Jpeg(level=90), filters=None, fill_value=0)
+            arr[...] = data
+            back = np.asarray(zarr.open_array(zarr.storage.LocalStore(store_dir / name), mode="r", zarr_format=2)[...])
+            (expected_dir / f"{name}.bin").write_bytes(np.ascontiguousarray(back).tobytes())
+            manifest.append({"name": name, "shape": list(data.shape), "chunks": list(chunks), "shards": None, "zarr_format": 2,
+                             "compressor": icn.Jpeg(level=90).get_config()})
+
     (out_dir / "manifest.json").write_text(json.dumps({"zarr_python": zarr.__version__, "pillow": Image.__version__, "arrays": manifest}, indent=1))
 
 
