@@ -23,7 +23,7 @@ export const STORES = path.join(ROOT, "samples", "stores");
 const STAMP = path.join(STORES, ".stamp.json");
 
 /**
- * The sample stores. `tile` repeats the image (mirrored, so seams stay smooth) to a
+ * The sample stores. `tile` repeats the image side by side to a
  * realistic size; everything else is passed to convert().
  */
 export const SAMPLES = [
@@ -46,7 +46,7 @@ export const SAMPLES = [
   {
     name: "cell.zarr",
     title: "Cell, grayscale",
-    description: "quantitative phase image of a cell (scikit-image cell.png, CC0) tiled 3×3 to 1980×1650; grayscale, quality 90, pixel 0.107 µm",
+    description: "quantitative phase image of a cell (scikit-image cell.png, CC0) tiled 3×3 (1980×1650); grayscale, quality 90, pixel 0.107 µm",
     source: "cell.png",
     tile: [1980, 1650],
     options: { quality: 90, color: "grayscale", chunk: 256, pixelSize: 0.107, unit: "micrometer" },
@@ -61,21 +61,15 @@ export const SAMPLES = [
   },
 ];
 
-/** Repeats an image (H, W, C) mirrored in both directions until it is `height` × `width`. */
-export function tileMirrored(image, height, width) {
+/** Repeats an image (H, W, C) side by side until it is `height` × `width` (seams are left visible: honest tiles). */
+export function tileImage(image, height, width) {
   const { data, height: h, width: w, channels: C } = image;
   const out = new Uint8Array(height * width * C);
-  const mirror = (v, n) => {
-    const period = v % (2 * n);
-    return period < n ? period : 2 * n - 1 - period;
-  };
   for (let y = 0; y < height; y++) {
-    const sy = mirror(y, h);
-    for (let x = 0; x < width; x++) {
-      const sx = mirror(x, w);
-      const s = (sy * w + sx) * C;
-      const d = (y * width + x) * C;
-      for (let c = 0; c < C; c++) out[d + c] = data[s + c];
+    const row = (y % h) * w * C;
+    for (let x = 0; x < width; x += w) {
+      const n = Math.min(w, width - x) * C;
+      out.set(data.subarray(row, row + n), (y * width + x) * C);
     }
   }
   return { data: out, height, width, channels: C };
@@ -113,7 +107,7 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
   const images = new Map();
   for (const sample of SAMPLES) {
     if (!images.has(sample.source)) images.set(sample.source, await readImageFile(path.join(ROOT, "samples", sample.source)));
-    const image = tileMirrored(images.get(sample.source), ...sample.tile);
+    const image = tileImage(images.get(sample.source), ...sample.tile);
     const shape = image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width];
     const summary = await convert({ data: image.data, shape }, path.join(STORES, sample.name), {
       ...sample.options,

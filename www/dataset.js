@@ -1,0 +1,222 @@
+// Opening a dataset by URL: an OME-Zarr multiscale image (Zarr v3 group) or a plain Zarr v3
+// array. Checks what this page can show before zarrita touches a chunk (uint8, codecs
+// this page's registry has, a 2-D image with 1 or 3 channels) and explains any refusal.
+// The store is metered: each chunk read records its encoded size and fetch time.
+import * as zarr from "zarrita";
+
+/** A dataset this page cannot show; `kind` is "fetch", "codec", "dtype" or "layout". */
+export class DatasetError extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/**
+ * Wraps a store so a read can carry a `meter` object in its options (zarrita passes
+ * getChunk's options through to the store): the meter receives the bytes and timings.
+ */
+export class MeteredStore {
+  constructor(inner) {
+    this.inner = inner;
+  }
+  async get(key, options) {
+    const { meter, ...rest } = options ?? {};
+    const t0 = performance.now();
+    const bytes = await this.inner.get(key, rest);
+    if (meter) Object.assign(meter, { key, bytes: bytes?.length ?? 0, fetchMs: performance.now() - t0, fetched: performance.now() });
+    return bytes;
+  }
+  async getRange(key, range, options) {
+    const { meter, ...rest } = options ?? {};
+    const t0 = performance.now();
+    const bytes = await this.inner.getRange(key, range, rest);
+    if (meter) {
+      if ("suffixLength" in range) {
+        meter.indexBytes = bytes?.length ?? 0; // the shard index, read once per shard
+      } else {
+        Object.assign(meter, { key, bytes: bytes?.length ?? 0, offset: range.offset, fetchMs: performance.now() - t0, fetched: performance.now() });
+      }
+    }
+    return bytes;
+  }
+}
+
+function trimUrl(url) {
+  const resolved = new URL(url, location.href).href;
+  return resolved.replace(/\/+$/, "");
+}
+
+async function fetchJson(url, what) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new DatasetError("fetch", `Could not fetch ${url} (${error.message}). Is the URL right, and does the server allow cross-origin requests (CORS)?`);
+  }
+  if (response.status === 404) return null;
+  if (!response.ok) throw new DatasetError("fetch", `Fetching ${url} failed: HTTP ${response.status} ${response.statusText}`);
+  try {
+    return await response.json();
+  } catch {
+    throw new DatasetError("fetch", `${url} is not valid JSON (${what})`);
+  }
+}
+
+/** Every codec name in an array's metadata, nested sharding codecs included. */
+export function codecNames(codecs, out = []) {
+  for (const codec of codecs ?? []) {
+    const name = typeof codec === "string" ? codec : codec?.name;
+    out.push(name);
+    if (name === "sharding_indexed") {
+      codecNames(codec.configuration?.codecs, out);
+      codecNames(codec.configuration?.index_codecs, out);
+    }
+  }
+  return out;
+}
+
+/** The jpeg codec configuration of an array's metadata (inside sharding too), or null. */
+export function jpegConfig(meta) {
+  const find = (codecs) => {
+    for (const codec of codecs ?? []) {
+      if (codec?.name === "jpeg") return codec.configuration;
+      if (codec?.name === "sharding_indexed") {
+        const inner = find(codec.configuration?.codecs);
+        if (inner) return inner;
+      }
+    }
+    return null;
+  };
+  return find(meta.codecs);
+}
+
+function checkArrayMeta(meta, url, registry) {
+  if (meta.zarr_format !== 3) throw new DatasetError("layout", `${url}/zarr.json is not Zarr v3 metadata (zarr_format ${meta.zarr_format})`);
+  if (meta.data_type !== "uint8") {
+    throw new DatasetError("dtype",
+      `The array at ${url} has data type "${typeof meta.data_type === "string" ? meta.data_type : JSON.stringify(meta.data_type)}"; ` +
+        "this page shows uint8 arrays only (the jpeg codec stores uint8).");
+  }
+  const missing = [...new Set(codecNames(meta.codecs))].filter((name) => name !== "sharding_indexed" && !registry.has(name));
+  if (missing.length) {
+    throw new DatasetError("codec",
+      `The array at ${url} uses the codec${missing.length > 1 ? "s" : ""} ${missing.map((n) => `"${n}"`).join(", ")}, ` +
+        "which this page (zarrita + zarr-jpeg) cannot decode.");
+  }
+}
+
+/** Which axis is y, x and the channel, and which index other axes are held at. */
+function resolveAxes(names, shape, types) {
+  const ndim = shape.length;
+  const lower = names.map((n) => String(n ?? "").toLowerCase());
+  let y = lower.lastIndexOf("y");
+  let x = lower.lastIndexOf("x");
+  let c = lower.findIndex((n, i) => n === "c" || types?.[i] === "channel");
+  if (y < 0 || x < 0) {
+    // No names: the last two non-channel axes are (y, x); a 3-D array with 1 or 3 at an end is a channel axis.
+    if (c < 0 && ndim === 3) {
+      if (shape[2] === 3 || shape[2] === 1) c = 2;
+      else if (shape[0] === 3 || shape[0] === 1) c = 0;
+    }
+    const spatial = shape.map((_, i) => i).filter((i) => i !== c);
+    if (spatial.length < 2) throw new DatasetError("layout", `cannot find two spatial axes in shape ${JSON.stringify(shape)}`);
+    [y, x] = spatial.slice(-2);
+  }
+  const channels = c >= 0 ? shape[c] : 1;
+  const fixed = {};
+  shape.forEach((size, i) => {
+    if (i !== y && i !== x && i !== c) fixed[i] = lower[i] === "z" ? Math.floor(size / 2) : 0;
+  });
+  return { y, x, c, channels, rgb: channels === 3, fixed };
+}
+
+/**
+ * Opens `url`. Returns `{ url, kind: "multiscale" | "array", name, levels, axes, store }`,
+ * levels finest first: `{ path, array, meta, height, width, chunkHeight, chunkWidth, factor, jpeg }`.
+ */
+export async function openDataset(rawUrl, registry) {
+  if (!rawUrl || !rawUrl.trim()) throw new DatasetError("fetch", "Enter the URL of a Zarr v3 array or OME-Zarr image.");
+  let url;
+  try {
+    url = trimUrl(rawUrl.trim());
+  } catch {
+    throw new DatasetError("fetch", `"${rawUrl}" is not a URL`);
+  }
+  const root = await fetchJson(`${url}/zarr.json`, "Zarr v3 metadata");
+  if (!root) {
+    const v2 = (await fetchJson(`${url}/.zattrs`, "").catch(() => null)) ?? (await fetchJson(`${url}/.zarray`, "").catch(() => null));
+    throw new DatasetError("fetch",
+      `No zarr.json at ${url}/zarr.json (HTTP 404). ` +
+        (v2 ? "This looks like Zarr v2; this page opens Zarr v3 and OME-Zarr 0.5 datasets." : "Check the URL: it should point at a Zarr v3 array or an OME-Zarr image group."));
+  }
+  const store = new MeteredStore(new zarr.FetchStore(url));
+  const location = zarr.root(store);
+  let levelPaths;
+  let axesMeta = null;
+  let name = url.split("/").pop();
+  let kind;
+  if (root.node_type === "array") {
+    kind = "array";
+    levelPaths = [""];
+  } else if (root.node_type === "group") {
+    const attrs = root.attributes ?? {};
+    const ome = attrs.ome ?? attrs;
+    const ms = Array.isArray(ome.multiscales) ? ome.multiscales[0] : null;
+    if (!ms || !Array.isArray(ms.datasets) || ms.datasets.length === 0) {
+      throw new DatasetError("layout", `${url} is a Zarr group without OME-Zarr multiscales; open one of its arrays or image groups instead.`);
+    }
+    kind = "multiscale";
+    levelPaths = ms.datasets.map((d) => String(d.path));
+    axesMeta = Array.isArray(ms.axes) ? ms.axes.map((a) => (typeof a === "string" ? { name: a } : a)) : null;
+    name = ms.name ?? name;
+  } else {
+    throw new DatasetError("layout", `${url}/zarr.json has node_type ${JSON.stringify(root.node_type)}`);
+  }
+  const levels = [];
+  for (const path of levelPaths) {
+    const levelUrl = path ? `${url}/${path}` : url;
+    const meta = path ? await fetchJson(`${levelUrl}/zarr.json`, "array metadata") : root;
+    if (!meta) throw new DatasetError("fetch", `No zarr.json at ${levelUrl}/zarr.json (HTTP 404): the multiscales list a level that is missing.`);
+    if (meta.node_type !== "array") throw new DatasetError("layout", `${levelUrl} is not an array`);
+    checkArrayMeta(meta, levelUrl, registry);
+    let array;
+    try {
+      array = await zarr.open.v3(path ? location.resolve(path) : location, { kind: "array" });
+    } catch (error) {
+      throw new DatasetError("layout", `zarrita cannot open ${levelUrl}: ${error.message}`);
+    }
+    levels.push({ path, url: levelUrl, array, meta, jpeg: jpegConfig(meta) });
+  }
+  const first = levels[0];
+  const names = axesMeta?.map((a) => a.name) ?? first.meta.dimension_names ?? first.array.shape.map(() => null);
+  const axes = resolveAxes(names, first.array.shape, axesMeta?.map((a) => a.type));
+  if (axes.channels !== 1 && axes.channels !== 3) {
+    axes.note = `the channel axis has ${axes.channels} channels; showing channel 0 as grayscale`;
+    axes.rgb = false;
+  }
+  for (const level of levels) {
+    const shape = level.array.shape;
+    const chunks = level.array.chunks;
+    Object.assign(level, {
+      height: shape[axes.y],
+      width: shape[axes.x],
+      chunkHeight: chunks[axes.y],
+      chunkWidth: chunks[axes.x],
+      factor: first.array.shape[axes.x] / shape[axes.x],
+      sharded: codecNames(level.meta.codecs)[0] === "sharding_indexed",
+      shardShape: level.meta.chunk_grid?.configuration?.chunk_shape,
+    });
+  }
+  // The finest level first, whatever order the metadata lists them in.
+  levels.sort((a, b) => a.factor - b.factor);
+  return { url, kind, name, levels, axes, store };
+}
+
+/** The default chunk key of `coords` for an array's chunk_key_encoding. */
+export function chunkKey(meta, coords) {
+  const encoding = meta.chunk_key_encoding ?? { name: "default" };
+  const separator = encoding.configuration?.separator ?? (encoding.name === "v2" ? "." : "/");
+  if (encoding.name === "v2") return coords.join(separator);
+  return ["c", ...coords].join(separator);
+}
