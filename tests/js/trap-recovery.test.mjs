@@ -1,0 +1,127 @@
+// Trap recovery: when the wasm instance traps, the call throws an Error, the instance is
+// replaced, and the next call works (with results identical to before the trap).
+//
+// 1. A build that traps on purpose: the crate built with the test-only cargo feature
+//    `test-trap`, whose validateConfig panics (→ `unreachable`) or aborts as on
+//    out-of-memory when given a sentinel string. Built by the real scripts/build.mjs in a
+//    scratch copy of the repository (tests/.tmp/trap-build, gitignored); if Cargo.toml
+//    does not declare the feature yet, the copy gets it patched in (the exact code is
+//    TRAP_FEATURE / TRAP_CODE below). Set ZARR_JPEG_SKIP_TRAP_BUILD=1 to skip this part.
+// 2. The normal build: an exception thrown into the middle of a wasm call (a getter on the
+//    configuration throws WebAssembly.RuntimeError, as a trap would), and any input known
+//    to trap today.
+// Run: node --test tests/js/trap-recovery.test.mjs   (after `npm run build`)
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const scratch = path.join(root, "tests/.tmp/trap-build");
+
+const TRAP_FEATURE = `
+[features]
+# Test-only: validateConfig traps on a sentinel string (tests/js/trap-recovery.test.mjs).
+test-trap = []
+`;
+const TRAP_CODE = `    #[cfg(feature = "test-trap")]
+    match config.as_string().as_deref() {
+        Some("__zarr_jpeg_test_trap__:panic") => panic!("test-trap: a panic on purpose"),
+        Some("__zarr_jpeg_test_trap__:oom") => std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>()),
+        _ => {}
+    }
+`;
+const FN_START = "pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {\n";
+
+const gray = { quality: 90, encoded_color_space: "grayscale" };
+const samples = Uint8Array.from({ length: 32 * 32 }, (_, i) => (i * 13) & 255);
+
+/** Copies what scripts/build.mjs needs into the scratch dir, adds the feature (on by default there), builds. */
+function buildTrapVariant() {
+  fs.mkdirSync(scratch, { recursive: true });
+  for (const item of ["Cargo.toml", "Cargo.lock", "src", "js", "scripts"]) {
+    fs.rmSync(path.join(scratch, item), { recursive: true, force: true });
+    fs.cpSync(path.join(root, item), path.join(scratch, item), { recursive: true, preserveTimestamps: true });
+  }
+  const modules = path.join(scratch, "node_modules");
+  if (!fs.existsSync(modules)) fs.symlinkSync(path.join(root, "node_modules"), modules);
+  // Start from the main build's compiled dependencies the first time.
+  const wasmTarget = path.join(scratch, "target/wasm32-unknown-unknown/release");
+  const mainTarget = path.join(root, "target/wasm32-unknown-unknown/release");
+  if (!fs.existsSync(wasmTarget) && fs.existsSync(mainTarget)) fs.cpSync(mainTarget, wasmTarget, { recursive: true });
+
+  let manifest = fs.readFileSync(path.join(scratch, "Cargo.toml"), "utf8");
+  if (!/^test-trap\s*=/m.test(manifest)) manifest += TRAP_FEATURE;
+  manifest = manifest.replace(/^test-trap\s*=.*$/m, (line) => `${line}\ndefault = ["test-trap"]`);
+  fs.writeFileSync(path.join(scratch, "Cargo.toml"), manifest);
+  const wasmRs = path.join(scratch, "src/wasm.rs");
+  let code = fs.readFileSync(wasmRs, "utf8");
+  if (!code.includes('feature = "test-trap"')) {
+    assert.ok(code.includes(FN_START), "src/wasm.rs: validate_config not found; update TRAP_CODE");
+    code = code.replace(FN_START, FN_START + TRAP_CODE);
+    fs.writeFileSync(wasmRs, code);
+  }
+  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs")], { cwd: scratch, stdio: ["ignore", "ignore", "inherit"] });
+  return path.join(scratch, "dist/index.js");
+}
+
+test("a build that traps on purpose: each trap is one failed call, the next call works", { skip: process.env.ZARR_JPEG_SKIP_TRAP_BUILD === "1", timeout: 600_000 }, async () => {
+  const started = Date.now();
+  const pkg = await import(buildTrapVariant());
+  console.log(`trap variant built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  await pkg.init();
+  const stream = pkg.encode(gray, samples, [32, 32]);
+  const expected = pkg.decode(gray, stream, [32, 32]);
+  let traps = 0;
+  for (let round = 0; round < 20; round++) {
+    const kind = round % 2 === 0 ? "panic" : "oom";
+    assert.throws(
+      () => pkg.validateConfig(`__zarr_jpeg_test_trap__:${kind}`),
+      (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && /trapped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError,
+      `round ${round} (${kind})`,
+    );
+    traps++;
+    // The fresh instance works, and gives exactly the results from before the trap.
+    assert.deepEqual(pkg.decode(gray, stream, [32, 32]), expected);
+    assert.deepEqual(pkg.encode(gray, samples, [32, 32]), stream);
+    assert.deepEqual(pkg.validateConfig(gray), { ...gray, decoded_color_space: "grayscale" });
+    assert.throws(() => pkg.decode(gray, stream.subarray(0, 10), [32, 32]), (e) => /^jpeg: /.test(e.message));
+  }
+  console.log(`${traps} traps, each followed by working calls`);
+});
+
+test("an exception thrown into the middle of a wasm call (as a trap) replaces the instance", async () => {
+  const pkg = await import("../../dist/index.js");
+  await pkg.init();
+  const stream = pkg.encode(gray, samples, [32, 32]);
+  const expected = pkg.decode(gray, stream, [32, 32]);
+  for (let i = 0; i < 50; i++) {
+    const config = { quality: 90, get encoded_color_space() { throw new WebAssembly.RuntimeError("unreachable (simulated)"); } };
+    assert.throws(() => pkg.decode(config, stream, [32, 32]), (e) => /trapped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError);
+    assert.deepEqual(pkg.decode(gray, stream, [32, 32]), expected);
+  }
+  // Plain Errors thrown by getters are the caller's errors: passed through, no reset needed.
+  const throwing = { quality: 90, get encoded_color_space() { throw new Error("the caller's getter"); } };
+  for (let i = 0; i < 1000; i++) assert.throws(() => pkg.decode(throwing, stream, [32, 32]), /the caller's getter/);
+  assert.deepEqual(pkg.decode(gray, stream, [32, 32]), expected);
+});
+
+test("inputs that trap in the normal build (if any are left) fail as one Error, then calls work", async () => {
+  const pkg = await import("../../dist/index.js");
+  await pkg.init();
+  const stream = pkg.encode(gray, samples, [32, 32]);
+  const expected = pkg.decode(gray, stream, [32, 32]);
+  let deep = {};
+  for (let i = 0, cur = deep; i < 5000; i++) cur = cur.a = {};
+  let trapped = 0;
+  for (let i = 0; i < 10; i++) {
+    assert.throws(() => pkg.validateConfig({ ...gray, extra: deep }), (e) => {
+      if (/trapped/.test(e.message)) trapped++;
+      return e instanceof Error;
+    });
+    assert.deepEqual(pkg.decode(gray, stream, [32, 32]), expected);
+  }
+  console.log(`deeply nested configuration: ${trapped} of 10 calls trapped (and recovered)`);
+});
