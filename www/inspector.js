@@ -11,8 +11,8 @@ export const SUBSAMPLING = {
   "4:4:0": [[1, 2], [1, 1], [1, 1]],
   "4:2:0": [[2, 2], [1, 1], [1, 1]],
 };
-const RD_QUALITIES = [5, 10, 20, 30, 40, 50, 60, 70, 80, 85, 90, 95, 100];
-const MAX_REGION = 320;
+const RD_QUALITIES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 100];
+const MAX_REGION = 256;
 
 function subsamplingName(s) {
   return Object.keys(SUBSAMPLING).find((k) => JSON.stringify(SUBSAMPLING[k]) === JSON.stringify(s)) ?? "4:2:0";
@@ -156,6 +156,7 @@ export class Inspector {
       decodeMs: result.decodeMs,
     };
     this.figures = { ...figures, config };
+    this.updates = (this.updates ?? 0) + 1;
     const set = (id, text, value) => {
       const el = this.$(id);
       el.textContent = text;
@@ -224,7 +225,7 @@ export class Inspector {
     const curves = names.map((name) => ({ name, points: this.rdCache.get(`${this.region.id}|${name}`) })).filter((c) => c.points);
     const W = 460;
     const H = 260;
-    const m = { l: 52, r: 14, t: 14, b: 40 };
+    const m = { l: 52, r: 28, t: 14, b: 40 };
     const all = curves.flatMap((c) => c.points).filter((p) => Number.isFinite(p.psnr));
     const here = this.figures;
     if (here && Number.isFinite(here.psnr)) all.push({ bytes: here.bytes, psnr: here.psnr });
