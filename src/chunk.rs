@@ -54,7 +54,23 @@ impl ChunkLayout {
                 )));
             }
         }
-        Ok(ChunkLayout { height: h as u16, width: w as u16, components })
+        let layout = ChunkLayout { height: h as u16, width: w as u16, components };
+        // On wasm32 (32-bit usize) the largest chunks do not fit in memory at all.
+        if layout.checked_sample_count().is_none() {
+            return Err(CodecError::shape(format!(
+                "chunk shape {} holds {} samples, more than this platform can address ({} bytes)",
+                describe(shape),
+                h * w * u64::from(components),
+                usize::MAX
+            )));
+        }
+        Ok(layout)
+    }
+
+    fn checked_sample_count(&self) -> Option<usize> {
+        usize::from(self.height)
+            .checked_mul(usize::from(self.width))?
+            .checked_mul(usize::from(self.components))
     }
 
     /// Like [`from_shape`](Self::from_shape), and checks the component count against the
@@ -76,8 +92,9 @@ impl ChunkLayout {
         Ok(layout)
     }
 
+    /// Samples in the chunk; `from_shape` guarantees this fits in `usize`.
     pub fn sample_count(&self) -> usize {
-        usize::from(self.height) * usize::from(self.width) * usize::from(self.components)
+        self.checked_sample_count().unwrap_or(usize::MAX)
     }
 
     /// The data must hold exactly one byte per sample.

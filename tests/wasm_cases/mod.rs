@@ -128,3 +128,11 @@ fn corrupt_streams_are_errors_and_the_module_keeps_working() {
     let back = decode(json(cfg), good.into(), shape(&[32, 32, 3])).unwrap();
     assert_eq!(back.length(), 32 * 32 * 3);
 }
+
+#[wasm_bindgen_test]
+fn chunks_larger_than_wasm_memory_are_rejected_not_wrapped() {
+    // 65535 × 65535 × 3 overflows a 32-bit usize: it must be an error, never a wrapped size.
+    let cfg = json(SPEC_EXAMPLES[3]);
+    error_message(encode(cfg.clone(), samples(16).into(), shape(&[65535, 65535, 3])), "more than this platform can address");
+    error_message(decode(cfg, samples(16).into(), shape(&[65535, 65535, 3])), "more than this platform can address");
+}
