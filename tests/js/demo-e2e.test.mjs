@@ -92,6 +92,7 @@ test("the page loads and renders the first sample (OME-Zarr, ycbcr 4:2:0 through
   assert.equal(await page.getAttribute("#rfc16", "data-ok"), "true");
   assert.match(await page.textContent("#rfc16"), /conforms/);
   assert.equal(await page.locator("#samples button").count(), 4);
+  assert.equal(await page.evaluate(() => window.demo.codecs.pool.mode), "workers", "chunks decode in the Web Worker pool");
   await shot("loaded");
 });
 
@@ -263,6 +264,20 @@ test("clear messages: a URL that fails, a codec the page lacks (named), a non-ui
   // Opening a good dataset again clears the message.
   await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
   assert.equal(await page.isHidden("#message"), true);
+});
+
+test("the server falls back to a free port when the wanted one is taken, and serves stores with byte ranges", async () => {
+  const taken = new URL(server.url).port;
+  const other = await startDemoServer({ port: Number(taken) });
+  try {
+    assert.notEqual(String(other.port), taken);
+    const response = await fetch(`${other.url}stores/ihc-rgb.zarr/0/c/0/0/0`, { headers: { Range: "bytes=-20" } });
+    assert.equal(response.status, 206);
+    assert.equal((await response.arrayBuffer()).byteLength, 20);
+    assert.equal((await fetch(`${other.url}stores/../package.json`)).status, 404);
+  } finally {
+    await other.close();
+  }
 });
 
 test("no console errors, except the browser's log of expected 404s (absent optional keys and the deliberately missing URLs)", async () => {
