@@ -40,3 +40,8 @@ export function validateConfig(config: unknown): NormalizedJpegCodecConfiguratio
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[]): Uint8Array;
 /** Decodes a JPEG stream to the C-order uint8 samples of `shape`. */
 export function decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Uint8Array;
+
+export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
+export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";
+export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";
+export type { ArrayCheck, Finding, Support, SupportRow, ExtensionPoint, ReaderLevel } from "./allowlist.js";

@@ -3,8 +3,8 @@
 import * as zarr from "zarrita";
 import { init, validateConfig } from "../../dist/index.js";
 import type { JpegCodecConfiguration } from "../../dist/index.js";
-import { register, JpegCodec, ReshapeCodec } from "../../dist/zarrita.js";
-import type { Registration, RegisterOptions } from "../../dist/zarrita.js";
+import { register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
+import type { Registration, RegisterOptions } from "../../dist/index.js";
 import { reshapeShape } from "../../dist/reshape.js";
 
 export async function view(url: string): Promise<Uint8Array> {
