@@ -68,7 +68,7 @@ function run(target) {
   const corpus = seedCorpus(target);
   const cmd = [
     "-n", "10", "cargo", "+nightly", "fuzz", "run", "--release", target, corpus, "--",
-    `-max_total_time=${seconds}`, "-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1",
+    `-max_total_time=${seconds}`, "-timeout=30", "-rss_limit_mb=2048", "-print_final_stats=1",
     ...OPTIONS[target],
   ];
   console.log(`\n=== ${target}: ${seconds} s ===\n$ nice ${cmd.join(" ")}`);
