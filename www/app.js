@@ -111,17 +111,20 @@ async function open(url) {
     if (token !== openToken) return null;
     current = null;
     viewer.setDataset(null);
+    inspector.clear();
+    $("#chunk-info").textContent = "–";
     $("#dataset").innerHTML = "";
     $("#rfc16").textContent = "";
     $("#status").textContent = "nothing open";
     showMessage(error instanceof DatasetError ? error.kind : "fetch", error.message);
     document.body.dataset.state = "error";
-    if (error instanceof DatasetError && error.kind !== "fetch") runCheck(url.replace(/\/+$/, ""), token);
+    if (error instanceof DatasetError && error.kind !== "fetch") runCheck(new URL(url, location.href).href.replace(/\/+$/, ""), token);
     return null;
   }
   if (token !== openToken) return null;
   current = ds;
   $("#dataset").innerHTML = describeLevels(ds);
+  $("#chunk-info").textContent = "hover over the image";
   inspector.setDefaults(ds);
   viewer.setDataset(ds);
   runCheck(ds.url, token);

@@ -74,6 +74,24 @@ export class Inspector {
     return config;
   }
 
+  /** Forgets the region (nothing open). */
+  clear() {
+    this.region = null;
+    this.figures = null;
+    this.rdToken++;
+    for (const id of ["#insp-original", "#insp-decoded", "#insp-diff"]) {
+      const canvas = this.$(id);
+      canvas.width = canvas.height = 0;
+    }
+    for (const dd of this.root.querySelectorAll(".figures dd")) {
+      dd.textContent = "–";
+      delete dd.dataset.value;
+    }
+    this.$("#insp-rd").innerHTML = "";
+    this.$("#insp-region").textContent = "open a dataset";
+    this.$("#insp-stored").textContent = "";
+  }
+
   /** Sets the controls from the dataset's stored jpeg configuration. */
   setDefaults(dataset) {
     const stored = dataset.levels[0].jpeg;

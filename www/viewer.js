@@ -60,7 +60,9 @@ export class Viewer extends EventTarget {
     this.loading.clear();
     this.queue = [];
     this.hover = null;
+    this.stats = null;
     this.fit();
+    this.requestRender();
   }
 
   resize() {

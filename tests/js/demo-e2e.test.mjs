@@ -248,6 +248,10 @@ test("clear messages: a URL that fails, a codec the page lacks (named), a non-ui
   const codec = await message("/stores/_e2e/zfp.zarr");
   assert.equal(codec.kind, "codec");
   assert.match(codec.text, /Missing codec.*"zfp"/);
+  // zfp is on the RFC-16 allowlist (MAY), and the panel says this reader lacks it.
+  await page.waitForFunction(() => /zfp\s+MAY\s+NOT readable/.test(document.querySelector("#rfc16").textContent));
+  assert.equal(await page.textContent("#fig-bytes"), "–", "the inspector forgets the previous dataset");
+  assert.equal(await page.evaluate(() => window.demo.dataset), null);
   await shot("error-codec");
   const dtype = await message("/stores/_e2e/float.zarr");
   assert.equal(dtype.kind, "dtype");
