@@ -65,16 +65,14 @@ impl SamplingFactor {
 }
 
 /// The first-component factors (with chroma at [1, 1]) that this implementation
-/// encodes: the four schemes the spec requires (4:4:4, 4:2:2, 4:4:0, 4:2:0). The spec
-/// allows 1–4 in each direction; the others are rejected when parsing, as the spec
-/// requires of an implementation that cannot honour them:
+/// encodes and decodes: every combination the spec allows that a baseline JPEG can
+/// carry. The others are rejected when parsing, as the spec requires of an
+/// implementation that cannot honour them:
 /// - a factor of 3: jpeg-encoder cannot write it, zune-jpeg cannot read a horizontal 3;
-/// - [4, 1], [1, 4], [4, 2], [2, 4]: jpeg-encoder writes factors of 4 only as one scan per
-///   component, which zune-jpeg 0.5.15 misdecodes (see decode.rs), so we could not read
-///   our own output (such streams from other encoders, interleaved, do decode);
 /// - [4, 4], [3, 3], [4, 3], [3, 4]: an MCU would hold more than the 10 blocks that
 ///   ITU-T T.81 (B.2.3) allows, so no baseline JPEG can carry them.
-pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 4] = [(1, 1), (2, 1), (1, 2), (2, 2)];
+pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] =
+    [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4), (4, 2), (2, 4)];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -357,7 +355,8 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
         SUPPORTED_LUMA_FACTORS.iter().map(|(h, v)| format!("[{h}, {v}]")).collect();
     Err(CodecError::config(format!(
         "subsampling [[{h}, {v}], [1, 1], [1, 1]] is allowed by the spec but not supported by this \
-         implementation; supported first-component factors are {}",
+         implementation (sampling factors of 3 cannot be encoded); supported first-component \
+         factors are {}",
         supported.join(", ")
     )))
 }

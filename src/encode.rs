@@ -21,11 +21,9 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
     // Compressed output is usually far smaller than the samples; this avoids most regrowth.
     let mut stream = Vec::with_capacity(layout.sample_count() / 4 + 1024);
     let mut encoder = Encoder::new(&mut stream, config.quality);
-    // jpeg-encoder optimises Huffman tables only by writing one scan per component.
-    // For one component that is the same stream; for three it would make decoders
-    // buffer the whole image (zune-jpeg then takes its slow path, and misdecodes such
-    // scans with vertical subsampling), so colour streams stay interleaved, one scan.
-    encoder.set_optimized_huffman_tables(layout.components == 1);
+    // Optimised Huffman tables: smaller streams, still baseline. The vendored encoder
+    // writes colour as one interleaved scan either way (vendor/PATCHES.md).
+    encoder.set_optimized_huffman_tables(true);
     // libjpeg's behaviour: chroma is averaged over the subsampled block, never picked.
     encoder.set_chroma_subsampling_method(ChromaSubsamplingMethod::Average);
 

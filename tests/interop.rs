@@ -30,6 +30,10 @@ const MODES: &[(&str, &str)] = &[
     ("ycbcr 4:2:2", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 1], [1, 1], [1, 1]]}"#),
     ("ycbcr 4:4:0", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 2], [1, 1], [1, 1]]}"#),
     ("ycbcr 4:2:0", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#),
+    ("ycbcr [4,1]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 1], [1, 1], [1, 1]]}"#),
+    ("ycbcr [1,4]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 4], [1, 1], [1, 1]]}"#),
+    ("ycbcr [4,2]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 2], [1, 1], [1, 1]]}"#),
+    ("ycbcr [2,4]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 4], [1, 1], [1, 1]]}"#),
     ("rgb", r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
     ("ycbcr q50 4:2:0", r#"{"quality": 50, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#),
     ("rgb q100", r#"{"quality": 100, "encoded_color_space": "rgb"}"#),
@@ -112,22 +116,35 @@ const REJECTED_BY_DESIGN: &[(&str, &str)] = &[
 
 #[test]
 fn separate_scan_colour_streams_are_rejected_not_misdecoded() {
-    // Valid baseline streams (libjpeg-turbo reads them) that code Y, Cb and Cr in three
-    // scans: zune-jpeg 0.5.15 misplaces block rows of such scans (4:2:0 at any size,
-    // [4, 1] at 9 × 35), so the decoder refuses them rather than return wrong samples.
+    // Valid baseline streams that code Y, Cb and Cr in three scans (libjpeg-turbo's
+    // `cjpeg -scans`): zune-jpeg 0.5.15 misplaces block rows of such scans, so the
+    // decoder refuses them rather than return wrong samples.
     let image = ihc().tile(9, 35, 0, 0);
-    for sampling in [jpeg_encoder::SamplingFactor::F_2_2, jpeg_encoder::SamplingFactor::F_4_1, jpeg_encoder::SamplingFactor::F_1_1] {
-        let mut stream = Vec::new();
-        let mut encoder = jpeg_encoder::Encoder::new(&mut stream, 90);
-        encoder.set_optimized_huffman_tables(true); // one scan per component
-        encoder.set_sampling_factor(sampling);
-        encoder.encode(&image.samples, 35, 9, jpeg_encoder::ColorType::Rgb).unwrap();
+    let dir = std::env::temp_dir().join(format!("zarr-jpeg-scans-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ppm = dir.join("in.ppm");
+    let mut bytes = format!("P6\n{} {}\n255\n", image.width, image.height).into_bytes();
+    bytes.extend_from_slice(&image.samples);
+    std::fs::write(&ppm, bytes).unwrap();
+    std::fs::write(dir.join("scans.txt"), "0;\n1;\n2;\n").unwrap();
+    for sample in ["2x2", "4x1", "1x1"] {
+        let out = std::process::Command::new("cjpeg")
+            .args(["-quality", "90", "-sample", sample, "-scans"])
+            .arg(dir.join("scans.txt"))
+            .arg(&ppm)
+            .output()
+            .expect("cjpeg (libjpeg-turbo-progs) is needed for this test");
+        assert!(out.status.success(), "cjpeg: {}", String::from_utf8_lossy(&out.stderr));
+        let stream = out.stdout;
+        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        assert_eq!((header.first_scan_components, header.process), (1, zarr_jpeg::markers::CodingProcess::Baseline));
         assert!(psnr(&djpeg(&stream).samples, &image.samples) > 30.0);
         let err = zarr_jpeg::decode(&config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#), &stream, &image.shape())
             .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::UnsupportedStream);
         assert!(err.to_string().contains("separate scans"), "{err}");
     }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -73,7 +73,7 @@ fn config_with_rgb_output() -> zarr_jpeg::JpegConfig {
 #[test]
 fn every_supported_scheme_round_trips() {
     let image = ihc().tile(96, 160, 40, 40);
-    for (h, v) in [(1, 1), (2, 1), (1, 2), (2, 2)] {
+    for (h, v) in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4), (4, 2), (2, 4)] {
         let json = format!(r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#);
         let config = config(&json);
         let stream = zarr_jpeg::encode(&config, &image.samples, &image.shape()).unwrap();
@@ -93,6 +93,8 @@ fn odd_sizes_round_trip_to_exactly_the_chunk_shape() {
         (r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#, 17, 33, true),
         (r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#, 1, 1, true),
         (r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 2], [1, 1], [1, 1]]}"#, 9, 35, true),
+        (r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 1], [1, 1], [1, 1]]}"#, 9, 35, true),
+        (r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 4], [1, 1], [1, 1]]}"#, 33, 17, true),
         (r#"{"quality": 90, "encoded_color_space": "rgb"}"#, 3, 5, true),
         (r#"{"quality": 90, "encoded_color_space": "grayscale"}"#, 1, 65535, false),
         (r#"{"quality": 90, "encoded_color_space": "grayscale"}"#, 65535, 1, false),
