@@ -45,3 +45,5 @@ export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";
 export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";
 export type { ArrayCheck, Finding, Support, SupportRow, ExtensionPoint, ReaderLevel } from "./allowlist.js";
+export type { DecodePool } from "./zarrita.js";
+export type { ReshapeCodecConfiguration, ReshapeDimension, CodecChunk, CodecChunkMetadata } from "./reshape.js";

@@ -55,10 +55,12 @@ function call(fn, ...args) {
   try {
     return fn(...args);
   } catch (error) {
-    if (error instanceof WebAssembly.RuntimeError) {
+    // A trap, or a JS stack overflow unwinding through wasm frames (which skips the
+    // epilogues that restore wasm's own stack pointer): either way the instance is suspect.
+    if (error instanceof WebAssembly.RuntimeError || error instanceof RangeError) {
       replaceInstance();
       throw new Error(
-        `zarr-jpeg: the WebAssembly instance trapped (${error.message}) and was replaced by a fresh one; ` +
+        `zarr-jpeg: the WebAssembly instance trapped (${error.name}: ${error.message}) and was replaced by a fresh one; ` +
           "this call failed, later calls will work",
         { cause: error },
       );

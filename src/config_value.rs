@@ -3,7 +3,7 @@
 //! first, then validating by hand, lets every error message name the exact field and
 //! rule instead of serde's generic "invalid type" text.
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -59,13 +59,30 @@ fn format_number(n: f64) -> String {
     }
 }
 
+/// Deeper nesting is rejected: the visitor recurses once per level, and inside wasm a
+/// deep enough value would overflow the stack and trap.
+pub const MAX_DEPTH: usize = 32;
+
 impl<'de> Deserialize<'de> for ConfigValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ConfigValueVisitor)
+        deserializer.deserialize_any(ConfigValueVisitor(0))
     }
 }
 
-struct ConfigValueVisitor;
+/// Deserializes one nested value at the given depth.
+struct Nested(usize);
+
+impl<'de> DeserializeSeed<'de> for Nested {
+    type Value = ConfigValue;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ConfigValue, D::Error> {
+        if self.0 > MAX_DEPTH {
+            return Err(D::Error::custom(format!("the configuration is nested more than {MAX_DEPTH} levels deep")));
+        }
+        deserializer.deserialize_any(ConfigValueVisitor(self.0))
+    }
+}
+
+struct ConfigValueVisitor(usize);
 
 impl<'de> Visitor<'de> for ConfigValueVisitor {
     type Value = ConfigValue;
@@ -80,7 +97,7 @@ impl<'de> Visitor<'de> for ConfigValueVisitor {
         Ok(ConfigValue::Null)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<ConfigValue, D::Error> {
-        ConfigValue::deserialize(d)
+        Nested(self.0).deserialize(d)
     }
     fn visit_bool<E>(self, v: bool) -> Result<ConfigValue, E> {
         Ok(ConfigValue::Bool(v))
@@ -102,14 +119,15 @@ impl<'de> Visitor<'de> for ConfigValueVisitor {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ConfigValue, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(Nested(self.0 + 1))? {
             items.push(item);
         }
         Ok(ConfigValue::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ConfigValue, A::Error> {
         let mut members = Vec::new();
-        while let Some((key, value)) = map.next_entry::<String, ConfigValue>()? {
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Nested(self.0 + 1))?;
             members.push((key, value));
         }
         Ok(ConfigValue::Object(members))

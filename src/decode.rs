@@ -50,6 +50,7 @@ pub fn decode_into(config: &JpegConfig, stream: &[u8], shape: &[u64], out: &mut 
 /// Reads the header and checks it against the chunk before anything large is allocated.
 pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader> {
     let header = markers::read_header(stream)?;
+    markers::check_complete(stream)?;
     if header.width != layout.width || header.height != layout.height {
         return Err(CodecError::mismatch(format!(
             "the stream holds a {} × {} (height × width) image but the chunk is {} × {}",

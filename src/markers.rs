@@ -108,6 +108,20 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
     }
 }
 
+/// A complete stream ends with the end-of-image marker (trailing zero padding aside).
+/// zune-jpeg fills the rest of a truncated image with grey even in strict mode; such a
+/// chunk must be an error, not plausible-looking wrong data.
+pub fn check_complete(stream: &[u8]) -> Result<()> {
+    let end = stream.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    if end >= 2 && stream[end - 2] == 0xFF && stream[end - 1] == EOI {
+        return Ok(());
+    }
+    Err(CodecError::corrupt(format!(
+        "the stream is truncated: its {} bytes do not end with the end-of-image marker FF D9",
+        stream.len()
+    )))
+}
+
 /// Names other formats instead of calling them corrupt JPEG.
 fn check_signature(stream: &[u8]) -> Result<()> {
     if stream.len() >= 2 && stream[0] == 0xFF && stream[1] == SOI {

@@ -16,6 +16,15 @@ fn start() {
 /// Validates a codec configuration; returns its normalised form or throws.
 #[wasm_bindgen(js_name = validateConfig)]
 pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
+    // Test builds only (tests/js/trap-recovery.test.mjs): trap on purpose.
+    #[cfg(feature = "test-trap")]
+    match config.as_string().as_deref() {
+        Some("__zarr_jpeg_test_trap__:panic") => panic!("test-trap: a panic on purpose"),
+        Some("__zarr_jpeg_test_trap__:oom") => {
+            std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>())
+        }
+        _ => {}
+    }
     let config = parse_config(config)?;
     config
         .to_value()
