@@ -396,3 +396,22 @@ fn encode_rejects_every_mismatch() {
 fn gray_ref() -> JpegConfig {
     gray()
 }
+
+#[test]
+fn every_truncation_of_a_stream_is_an_error_not_grey_fill() {
+    // zune-jpeg fills a truncated image with grey even in strict mode; the codec must
+    // refuse instead of returning plausible-looking wrong samples.
+    let config = zarr_jpeg::JpegConfig::parse(&serde_json::from_str(
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    ).unwrap()).unwrap();
+    let samples: Vec<u8> = (0..48 * 40 * 3).map(|i| ((i * 7) % 251) as u8).collect();
+    let stream = zarr_jpeg::encode(&config, &samples, &[48, 40, 3]).unwrap();
+    for len in 0..stream.len() {
+        let err = zarr_jpeg::decode(&config, &stream[..len], &[48, 40, 3]).expect_err(&format!("truncated to {len}"));
+        assert_eq!(err.kind(), zarr_jpeg::ErrorKind::CorruptStream, "{len}: {err}");
+    }
+    // Zero padding after the end-of-image marker is tolerated.
+    let mut padded = stream.clone();
+    padded.extend_from_slice(&[0; 16]);
+    assert!(zarr_jpeg::decode(&config, &padded, &[48, 40, 3]).is_ok());
+}
