@@ -113,7 +113,9 @@ export class Inspector {
     const crop = (a0, a1) => {
       let size = Math.min(MAX_REGION, a1 - a0);
       if (size >= 16) size -= size % 16;
-      const start = Math.max(a0, Math.floor((a0 + a1) / 2 - size / 2));
+      // Start on the 16-pixel grid, so re-encoding lines up with the stored chunks' JPEG blocks.
+      let start = Math.max(a0, Math.floor((a0 + a1) / 2 - size / 2));
+      if (size >= 16) start = Math.min(Math.ceil(start / 16) * 16, a1 - size);
       return [start, start + size];
     };
     const [y0, y1] = crop(region.y0, region.y1);
