@@ -272,7 +272,7 @@ test("JPEG input (baseline, colour and grayscale) via jpeg-js", async () => {
   assert.deepEqual(g.inputShape, [h, w]);
 });
 
-test("refuses: unreadable file, not an image, 16-bit PNG — with clear messages and no store", async () => {
+test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated PNG, CMYK JPEG, missing output parent — with clear messages and no store", async () => {
   const dir = out();
   await assert.rejects(convert(path.join(tmp, "missing.png"), dir), (e) => e instanceof ConvertError && /cannot read .*missing\.png: no such file/.test(e.message));
   const text = path.join(tmp, "notes.txt");
@@ -281,6 +281,16 @@ test("refuses: unreadable file, not an image, 16-bit PNG — with clear messages
   const png16 = path.join(tmp, "deep.png");
   writePng(png16, 8, 8, new Uint8Array(8 * 8 * 3 * 2).fill(7), { colorType: 2, bitDepth: 16 });
   await assert.rejects(convert(png16, dir), (e) => e instanceof ConvertError && /16-bit RGB PNG.*8-bit \(uint8\)/.test(e.message));
+  await assert.rejects(convert(tmp, dir), /cannot read .*: it is a directory/);
+  const good = path.join(tmp, "good.png");
+  writePng(good, 16, 16, rgbImage(16, 16));
+  const truncated = path.join(tmp, "truncated.png");
+  fs.writeFileSync(truncated, fs.readFileSync(good).subarray(0, 60));
+  await assert.rejects(convert(truncated, dir), (e) => e instanceof ConvertError && /truncated\.png: cannot decode PNG/.test(e.message));
+  const cmyk = path.join(tmp, "cmyk.jpg"); // SOI + a baseline frame header announcing 4 components
+  fs.writeFileSync(cmyk, Uint8Array.from([0xff, 0xd8, 0xff, 0xc0, 0, 20, 8, 0, 8, 0, 8, 4, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0, 4, 0x11, 0, 0xff, 0xd9]));
+  await assert.rejects(convert(cmyk, dir), /4 colour components/);
+  await assert.rejects(convert(good, path.join(tmp, "no", "such", "parent.zarr")), /parent directory .* does not exist/);
   assert.ok(!fs.existsSync(dir));
 });
 
