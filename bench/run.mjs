@@ -5,6 +5,7 @@
 //   node bench/run.mjs            full run (2048², 512², 256²; several minutes)
 //   node bench/run.mjs --quick    smoke run (256² only, few reps; < ~60 s)
 //   options: --reps N  --only <substring of case id>  --no-tjbench  --no-rd  --no-zarrita
+//            --out DIR (default bench/results)  --keep-work (keep the inputs, streams, RD files)
 //
 // Writes bench/results/results.json, bench/results/chart.svg and prints tables.
 // End-to-end zarrita read: bench/zarrita-blocking.mjs (another helper's script) runs as a child
@@ -24,8 +25,13 @@ import { printTables, renderSvg, markdownTables } from "./lib/report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
-const resultsDir = path.join(here, "results");
-const workDir = path.join(resultsDir, "work");
+const args = process.argv.slice(2);
+const resultsDir = path.resolve(args.includes("--out") ? args[args.indexOf("--out") + 1] : path.join(here, "results"));
+// Each run works in its own directory (served to the page, so under the repo root) and removes
+// it at the end (--keep-work keeps it): concurrent runs, e.g. the smoke test during a full run,
+// must not delete each other's inputs.
+const workDir = path.join(here, "results", ".runs", `${process.pid}-${Date.now()}`);
+const workUrl = "/" + path.relative(root, workDir).split(path.sep).join("/");
 // dist/ is shared with builds in progress: the run measures a private copy taken at the start.
 const distDir = path.join(workDir, "dist");
 
@@ -50,7 +56,6 @@ async function snapshotDist() {
   }
 }
 
-const args = process.argv.slice(2);
 const flag = (f) => args.includes(f);
 const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
 const quick = flag("--quick");
@@ -149,8 +154,8 @@ async function main() {
           height: img.height,
           channels: img.channels,
           jpegBytes: jpeg.length,
-          rawUrl: `/bench/results/work/${rawFile}`,
-          jpegUrl: `/bench/results/work/${id}.jpg`,
+          rawUrl: `${workUrl}/${rawFile}`,
+          jpegUrl: `${workUrl}/${id}.jpg`,
           netpbm: path.join(workDir, `${name}-${size}.${img.channels === 3 ? "ppm" : "pgm"}`),
           jpegFile: path.join(workDir, `${id}.jpg`),
         });
@@ -166,7 +171,7 @@ async function main() {
     format: "esm",
     platform: "browser",
     target: "chrome120",
-    outfile: path.join(resultsDir, "page.bundle.js"),
+    outfile: path.join(workDir, "page.bundle.js"),
     external: ["fs", "path", "url", "module", "crypto", "worker_threads"],
     logLevel: "warning",
   });
@@ -178,7 +183,8 @@ async function main() {
   let env;
   try {
     const page = await browser.newPage();
-    await page.goto(`${server.url}/bench/page.html`);
+    fs.writeFileSync(path.join(workDir, "page.html"), '<!doctype html><meta charset="utf-8"><title>zarr-jpeg benchmark</title><script type="module" src="page.bundle.js"></script>\n');
+    await page.goto(`${server.url}${workUrl}/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 30000 });
     env = await page.evaluate(() => window.bench.setup());
     env.chromium = browser.context.browser()?.version() ?? null;
@@ -251,9 +257,15 @@ async function main() {
     elapsedSeconds: (Date.now() - t0) / 1000,
   };
   fs.mkdirSync(resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(resultsDir, "results.json"), JSON.stringify(results, null, 1));
-  fs.writeFileSync(path.join(resultsDir, "chart.svg"), renderSvg(results));
-  fs.writeFileSync(path.join(resultsDir, "table.md"), markdownTables(results));
+  const write = (name, text) => {
+    const tmp = path.join(resultsDir, `.${name}.${process.pid}`);
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, path.join(resultsDir, name));
+  };
+  write("results.json", JSON.stringify(results, null, 1));
+  write("chart.svg", renderSvg(results));
+  write("table.md", markdownTables(results));
+  if (!flag("--keep-work")) fs.rmSync(workDir, { recursive: true, force: true });
   printTables(results);
   log(`wrote ${path.relative(root, resultsDir)}/results.json, chart.svg, table.md in ${results.elapsedSeconds.toFixed(0)} s`);
 }
@@ -457,5 +469,6 @@ function zarritaHook() {
 
 main().catch((e) => {
   console.error(e);
+  if (!flag("--keep-work")) fs.rmSync(workDir, { recursive: true, force: true });
   process.exit(1);
 });

@@ -5,14 +5,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 test("bench --quick reports every candidate", { timeout: 180_000 }, () => {
-  execFileSync(process.execPath, ["bench/run.mjs", "--quick"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], timeout: 170_000 });
-  const r = JSON.parse(fs.readFileSync(path.join(root, "bench/results/results.json"), "utf8"));
+  // Its own output directory, so a full run's bench/results/ is left alone.
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-bench-"));
+  execFileSync(process.execPath, ["bench/run.mjs", "--quick", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"], timeout: 170_000 });
+  const r = JSON.parse(fs.readFileSync(path.join(out, "results.json"), "utf8"));
   assert.equal(r.meta.quick, true);
   assert.ok(r.cases.length >= 4, "colour 4:2:0, 4:4:4, rgb and grayscale cases");
   assert.deepEqual(new Set(r.cases.map((c) => c.mode)), new Set(["420", "444", "rgb", "gray"]));
@@ -54,5 +57,6 @@ test("bench --quick reports every candidate", { timeout: 180_000 }, () => {
     for (const p of curve) assert.ok(p.bytes > 0 && p.psnr > 20, `${name} q${p.q}`);
   }
   assert.ok(r.zarrita, "zarrita section present (result or reason it was skipped)");
-  assert.ok(fs.readFileSync(path.join(root, "bench/results/chart.svg"), "utf8").startsWith("<svg"));
+  assert.ok(fs.readFileSync(path.join(out, "chart.svg"), "utf8").startsWith("<svg"));
+  fs.rmSync(out, { recursive: true, force: true });
 });
