@@ -10,7 +10,10 @@ import zlib from "node:zlib";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
-const wasmOut = path.join(dist, "wasm");
+// Built beside dist/ and swapped in at the end, so a page or test using dist/ never
+// sees it half-written.
+const staging = path.join(root, ".dist-staging");
+const wasmOut = path.join(staging, "wasm");
 const crate = "zarr_jpeg";
 
 function run(cmd, args, opts = {}) {
@@ -27,7 +30,7 @@ function cargoBin(name) {
 const started = Date.now();
 run(cargoBin("cargo"), ["build", "--lib", "--target", "wasm32-unknown-unknown", "--release"]);
 
-fs.rmSync(dist, { recursive: true, force: true });
+fs.rmSync(staging, { recursive: true, force: true });
 fs.mkdirSync(wasmOut, { recursive: true });
 run(cargoBin("wasm-bindgen"), [
   "--target", "web",
@@ -68,7 +71,12 @@ fs.writeFileSync(
     `export default ${JSON.stringify(wasmBytes.toString("base64"))};\n`,
 );
 
-copyTree(path.join(root, "js"), dist);
+copyTree(path.join(root, "js"), staging);
+const previous = path.join(root, ".dist-previous");
+fs.rmSync(previous, { recursive: true, force: true });
+if (fs.existsSync(dist)) fs.renameSync(dist, previous);
+fs.renameSync(staging, dist);
+fs.rmSync(previous, { recursive: true, force: true });
 
 const gz = zlib.gzipSync(wasmBytes, { level: 9 }).length;
 console.log(

@@ -1,7 +1,8 @@
 // Opening a dataset by URL: an OME-Zarr multiscale image (Zarr v3 group) or a plain Zarr v3
 // array. Checks what this page can show before zarrita touches a chunk (uint8, codecs
 // this page's registry has, a 2-D image with 1 or 3 channels) and explains any refusal.
-// The store is metered: each chunk read records its encoded size and fetch time.
+// The store is metered (each chunk read records its encoded size and fetch time) and
+// cached, so the viewer and the inspector share fetched bytes.
 import * as zarr from "zarrita";
 
 /** A dataset this page cannot show; `kind` is "fetch", "codec", "dtype" or "layout". */
@@ -39,6 +40,56 @@ export class MeteredStore {
       }
     }
     return bytes;
+  }
+}
+
+/**
+ * Keeps recently read bytes, and shares reads in flight, so the viewer and the inspector
+ * (which reads the visible region through zarrita on its own) fetch each chunk once.
+ */
+export class CachedStore {
+  constructor(inner, maxBytes = 64 * 1024 * 1024) {
+    this.inner = inner;
+    this.maxBytes = maxBytes;
+    this.bytes = 0;
+    this.entries = new Map(); // cache key → { promise, size }; Map order is recency
+  }
+  get(key, options) {
+    return this.#read(key, () => this.inner.get(key, options));
+  }
+  getRange(key, range, options) {
+    const id = `${key}#${range.offset ?? ""}:${range.length ?? ""}:${range.suffixLength ?? ""}`;
+    return this.#read(id, () => this.inner.getRange(key, range, options));
+  }
+  #read(id, fetchBytes) {
+    const hit = this.entries.get(id);
+    if (hit) {
+      this.entries.delete(id); // move to the most recent end
+      this.entries.set(id, hit);
+      return hit.promise;
+    }
+    const entry = { promise: fetchBytes(), size: 0 };
+    this.entries.set(id, entry);
+    entry.promise.then(
+      (bytes) => {
+        if (this.entries.get(id) !== entry) return;
+        entry.size = bytes?.length ?? 0;
+        this.bytes += entry.size;
+        this.#evict();
+      },
+      () => {
+        if (this.entries.get(id) === entry) this.entries.delete(id); // failures are retried
+      },
+    );
+    return entry.promise;
+  }
+  #evict() {
+    for (const [id, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      if (!entry.size) continue; // still in flight
+      this.entries.delete(id);
+      this.bytes -= entry.size;
+    }
   }
 }
 
@@ -150,7 +201,7 @@ export async function openDataset(rawUrl, registry) {
       `No zarr.json at ${url}/zarr.json (HTTP 404). ` +
         (v2 ? "This looks like Zarr v2; this page opens Zarr v3 and OME-Zarr 0.5 datasets." : "Check the URL: it should point at a Zarr v3 array or an OME-Zarr image group."));
   }
-  const store = new MeteredStore(new zarr.FetchStore(url));
+  const store = new MeteredStore(new CachedStore(new zarr.FetchStore(url)));
   const location = zarr.root(store);
   let levelPaths;
   let axesMeta = null;

@@ -58,6 +58,9 @@ export class Viewer extends EventTarget {
     this.dataset = dataset;
     this.cache.clear();
     this.loading.clear();
+    // Loads of the previous dataset finish unseen (their generation is stale) and never
+    // decrement the counter, so it restarts here.
+    this.inFlight = 0;
     this.queue = [];
     this.hover = null;
     this.stats = null;

@@ -41,7 +41,7 @@ const samples = Uint8Array.from({ length: 32 * 32 }, (_, i) => (i * 13) & 255);
 /** Copies what scripts/build.mjs needs into the scratch dir, adds the feature (on by default there), builds. */
 function buildTrapVariant() {
   fs.mkdirSync(scratch, { recursive: true });
-  for (const item of ["Cargo.toml", "Cargo.lock", "src", "js", "scripts"]) {
+  for (const item of ["Cargo.toml", "Cargo.lock", "src", "js", "scripts", "vendor"]) {
     fs.rmSync(path.join(scratch, item), { recursive: true, force: true });
     fs.cpSync(path.join(root, item), path.join(scratch, item), { recursive: true, preserveTimestamps: true });
   }
