@@ -15,7 +15,7 @@ bash scripts/setup.sh
 # which the build writes before it copies js/ into dist/.
 stamp=dist/wasm/zarr_jpeg_bg.wasm.js
 if [ ! -f "$stamp" ] || [ ! -f dist/convert.js ] || \
-   [ -n "$(find src js Cargo.toml Cargo.lock scripts/build.mjs -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+   [ -n "$(find src js vendor Cargo.toml Cargo.lock scripts/build.mjs -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   step "building the package (node scripts/build.mjs)"
   node scripts/build.mjs
 else
