@@ -17,6 +17,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { MIME, sendFile } from "./lib/send-file.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const STORES = path.join(ROOT, "samples", "stores");
@@ -157,16 +158,6 @@ async function zarritaBundle() {
   return vendorBundle;
 }
 
-const MIME = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".mjs": "text/javascript; charset=utf-8",
-  ".json": "application/json",
-  ".css": "text/css; charset=utf-8",
-  ".wasm": "application/wasm",
-  ".png": "image/png",
-  ".svg": "image/svg+xml",
-};
 
 const MOUNTS = [
   ["/dist/", path.join(ROOT, "dist")],
@@ -182,44 +173,6 @@ function resolveFile(pathname) {
     return file;
   }
   return null;
-}
-
-function sendFile(req, res, file) {
-  fs.stat(file, (err, stat) => {
-    if (!err && stat.isDirectory() && fs.existsSync(path.join(file, "index.html"))) return sendFile(req, res, path.join(file, "index.html"));
-    if (err || !stat.isFile()) {
-      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
-      return;
-    }
-    const headers = {
-      "Content-Type": MIME[path.extname(file)] ?? "application/octet-stream",
-      "Cache-Control": "no-cache",
-      "Accept-Ranges": "bytes",
-    };
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-    if (range && (range[1] !== "" || range[2] !== "")) {
-      let start;
-      let end;
-      if (range[1] === "") {
-        start = Math.max(0, stat.size - Number(range[2]));
-        end = stat.size - 1;
-      } else {
-        start = Number(range[1]);
-        end = range[2] === "" ? stat.size - 1 : Math.min(Number(range[2]), stat.size - 1);
-      }
-      if (start > end || start >= stat.size) {
-        res.writeHead(416, { ...headers, "Content-Range": `bytes */${stat.size}` }).end();
-        return;
-      }
-      res.writeHead(206, { ...headers, "Content-Range": `bytes ${start}-${end}/${stat.size}`, "Content-Length": end - start + 1 });
-      if (req.method === "HEAD") return res.end();
-      fs.createReadStream(file, { start, end }).pipe(res);
-      return;
-    }
-    res.writeHead(200, { ...headers, "Content-Length": stat.size });
-    if (req.method === "HEAD") return res.end();
-    fs.createReadStream(file).pipe(res);
-  });
 }
 
 async function handle(req, res) {
@@ -250,7 +203,7 @@ async function handle(req, res) {
     res.writeHead(403).end();
     return;
   }
-  sendFile(req, res, file);
+  sendFile(req, res, file, { "Cache-Control": "no-cache" });
 }
 
 function listen(server, port, host) {
