@@ -15,10 +15,14 @@ let compiledModule;
 let loading;
 let ready = false;
 
-/** Loads the WebAssembly module. Idempotent: later calls return the same promise. */
-export function init() {
+/**
+ * Loads the WebAssembly module. Idempotent: later calls return the same promise.
+ * `module`: an already compiled module (e.g. handed to a worker), instead of compiling
+ * the inlined bytes again.
+ */
+export function init({ module } = {}) {
   loading ??= (async () => {
-    compiledModule = await WebAssembly.compile(base64ToBytes(wasmBase64));
+    compiledModule = module instanceof WebAssembly.Module ? module : await WebAssembly.compile(base64ToBytes(wasmBase64));
     await initWasm({ module_or_path: compiledModule });
     ready = true;
   })().catch((error) => {
@@ -26,6 +30,11 @@ export function init() {
     throw error;
   });
   return loading;
+}
+
+/** The compiled module once `init()` has finished (structured-cloneable to workers). */
+export function compiledWasmModule() {
+  return compiledModule;
 }
 
 /** True once `init()` has finished. */

@@ -2,7 +2,7 @@
 // to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
 // shard); decoded samples come back transferred. Where workers cannot start (no Worker,
 // a blocked or missing worker script), decoding falls back to the calling thread.
-import { init, decode } from "./loader.js";
+import { init, decode, compiledWasmModule } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
@@ -92,9 +92,10 @@ export class DecodePool {
 
   #start() {
     this.#workers ??= (async () => {
+      // Compile once here (the fallback needs it anyway) and hand the module to every worker.
+      await init();
       const started = await Promise.all(Array.from({ length: this.#size }, () => this.#startOne()));
       const workers = started.filter(Boolean);
-      if (workers.length === 0) await init();
       this.mode = workers.length > 0 ? "workers" : "main-thread";
       return workers;
     })();
@@ -136,6 +137,11 @@ export class DecodePool {
       };
       worker.on("error", fail);
       worker.on("exit", fail);
+      try {
+        worker.post({ module: compiledWasmModule() });
+      } catch {
+        worker.post({}); // the module could not be cloned here: the worker compiles its own
+      }
     });
   }
 

@@ -1,6 +1,7 @@
 // A decode worker for the pool in pool.js: a module Web Worker in browsers, a
-// worker_threads Worker in Node. Receives {id, config, bytes, shape}, answers
-// {id, data} (data's buffer transferred) or {id, error: {message, kind}}.
+// worker_threads Worker in Node. First receives {module} (the compiled wasm) and answers
+// {ready}; then receives {id, config, bytes, shape}, answers {id, data} (data's buffer
+// transferred) or {id, error: {message, kind}}.
 import { init, decode } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
@@ -20,14 +21,20 @@ async function connect() {
 }
 
 const port = await connect();
-try {
-  await init();
-  port.post({ ready: true });
-} catch (error) {
-  port.post({ ready: false, error: { message: String(error?.message ?? error) } });
-}
+let started = null;
 
-port.listen(({ id, config, bytes, shape }) => {
+// The first message carries the pool's compiled WebAssembly module (or nothing, where it
+// could not be cloned: the worker then compiles its own); later ones are decode jobs.
+port.listen(async (message) => {
+  if (!started) {
+    started = init({ module: message.module }).then(
+      () => port.post({ ready: true }),
+      (error) => port.post({ ready: false, error: { message: String(error?.message ?? error) } }),
+    );
+    return;
+  }
+  await started;
+  const { id, config, bytes, shape } = message;
   try {
     const data = decode(config, bytes, shape);
     port.post({ id, data }, [data.buffer]);
