@@ -30,8 +30,13 @@ export type JpegErrorKind =
   | "CorruptStream"
   | "StreamMismatch";
 
-/** Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig. */
-export function init(): Promise<void>;
+/**
+ * Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig.
+ * `module`: an already compiled module to instantiate instead (what the decode pool hands its workers).
+ */
+export function init(options?: { module?: WebAssembly.Module }): Promise<void>;
+/** The compiled WebAssembly module once init() has finished (structured-cloneable to workers). */
+export function compiledWasmModule(): WebAssembly.Module | undefined;
 /** True once init() has finished. */
 export function isReady(): boolean;
 /** Validates a configuration; returns its normalised form or throws an Error naming the problem. */
