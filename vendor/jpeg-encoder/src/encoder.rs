@@ -1034,15 +1034,20 @@ impl<W: JfifWrite> Encoder<W> {
 
     /// [zarr-jpeg patch] The block indices of component `i` in the order an interleaved
     /// scan codes them: MCU by MCU, and within an MCU `v` rows of `h` blocks.
-    fn mcu_order(&self, i: usize, mcu_x: usize, mcu_y: usize) -> impl Iterator<Item = usize> {
+    fn mcu_order(&self, i: usize, mcu_x: usize, mcu_y: usize) -> Vec<usize> {
         let h = usize::from(self.components[i].horizontal_sampling_factor);
         let v = usize::from(self.components[i].vertical_sampling_factor);
         let cols = mcu_x * h;
-        (0..mcu_y).flat_map(move |my| {
-            (0..mcu_x).flat_map(move |mx| {
-                (0..v).flat_map(move |dv| (0..h).map(move |dh| (my * v + dv) * cols + mx * h + dh))
-            })
-        })
+        let mut order = Vec::with_capacity(mcu_x * mcu_y * h * v);
+        for my in 0..mcu_y {
+            for mx in 0..mcu_x {
+                for dv in 0..v {
+                    let row = (my * v + dv) * cols + mx * h;
+                    order.extend(row..row + h);
+                }
+            }
+        }
+        order
     }
 
     /// [zarr-jpeg patch] All components in one interleaved scan, from buffered blocks, so
@@ -1057,8 +1062,10 @@ impl<W: JfifWrite> Encoder<W> {
         let mcu_x = usize::from(image.width()).div_ceil(8 * max_h);
         let mcu_y = usize::from(image.height()).div_ceil(8 * max_v);
 
+        let orders: Vec<Vec<usize>> =
+            (0..self.components.len()).map(|i| self.mcu_order(i, mcu_x, mcu_y)).collect();
         if self.optimize_huffman_table {
-            self.optimize_huffman_table_interleaved(&blocks, mcu_x, mcu_y);
+            self.optimize_huffman_table_interleaved(&blocks, &orders);
         }
 
         self.write_frame_header(&image, q_tables)?;
@@ -1069,9 +1076,7 @@ impl<W: JfifWrite> Encoder<W> {
         let mut restarts = 0;
         let mut restarts_to_go = restart_interval;
         let mut prev_dc = [0i16; 4];
-        let mut orders: Vec<_> = (0..self.components.len())
-            .map(|i| self.mcu_order(i, mcu_x, mcu_y).collect::<Vec<_>>().into_iter())
-            .collect();
+        let mut orders: Vec<_> = orders.into_iter().map(|order| order.into_iter()).collect();
 
         for _ in 0..mcu_x * mcu_y {
             if restart_interval > 0 && restarts_to_go == 0 {
@@ -1110,7 +1115,7 @@ impl<W: JfifWrite> Encoder<W> {
 
     /// [zarr-jpeg patch] Like `optimize_huffman_table`, but DC differences are counted in
     /// the interleaved coding order (they depend on it), so every coded symbol has a code.
-    fn optimize_huffman_table_interleaved(&mut self, blocks: &[Vec<AlignedBlock>; 4], mcu_x: usize, mcu_y: usize) {
+    fn optimize_huffman_table_interleaved(&mut self, blocks: &[Vec<AlignedBlock>; 4], orders: &[Vec<usize>]) {
         for table in 0..self.components.len().min(2) as u8 {
             let mut dc_freq = [0u32; 257];
             dc_freq[256] = 1;
@@ -1122,7 +1127,7 @@ impl<W: JfifWrite> Encoder<W> {
                         * usize::from(component.vertical_sampling_factor);
                     let restart = usize::from(self.restart_interval.unwrap_or(0));
                     let mut prev_dc = 0;
-                    for (k, index) in self.mcu_order(i, mcu_x, mcu_y).enumerate() {
+                    for (k, &index) in orders[i].iter().enumerate() {
                         // The writer resets the DC prediction at each restart marker.
                         if restart > 0 && k % per_mcu == 0 && (k / per_mcu) % restart == 0 {
                             prev_dc = 0;
@@ -1134,8 +1139,14 @@ impl<W: JfifWrite> Encoder<W> {
                 }
                 if component.ac_huffman_table == table {
                     for block in &blocks[i] {
+                        // Only up to the last non-zero coefficient: the zeros after it are
+                        // one EOB, so this counts the same symbols as a full scan.
+                        let mut last = 63;
+                        while last > 0 && block.data[last] == 0 {
+                            last -= 1;
+                        }
                         let mut zero_run = 0;
-                        for &value in &block.data[1..] {
+                        for &value in &block.data[1..=last] {
                             if value == 0 {
                                 zero_run += 1;
                             } else {
@@ -1147,7 +1158,7 @@ impl<W: JfifWrite> Encoder<W> {
                                 zero_run = 0;
                             }
                         }
-                        if zero_run > 0 {
+                        if last < 63 {
                             ac_freq[0] += 1;
                         }
                     }
