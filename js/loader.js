@@ -1,5 +1,5 @@
-// Loads the codec's WebAssembly module (inlined as base64, so no bundler or server
-// configuration is needed) and wraps its exports. If the instance ever traps (a Rust
+// Loads the codec's WebAssembly module (inlined as base64 of its gzip form, so no bundler
+// or server configuration is needed) and wraps its exports. If the instance ever traps (a Rust
 // panic or an out-of-memory abort), the call throws an Error and the instance is
 // replaced by a fresh one, so later calls work.
 import initWasm, {
@@ -22,7 +22,7 @@ let ready = false;
  */
 export function init({ module } = {}) {
   loading ??= (async () => {
-    compiledModule = module instanceof WebAssembly.Module ? module : await WebAssembly.compile(base64ToBytes(wasmBase64));
+    compiledModule = module instanceof WebAssembly.Module ? module : await WebAssembly.compile(await inlinedWasm());
     await initWasm({ module_or_path: compiledModule });
     ready = true;
   })().catch((error) => {
@@ -81,6 +81,18 @@ function call(fn, ...args) {
 function replaceInstance() {
   __resetInstance();
   initSync({ module: compiledModule });
+}
+
+/** The inlined module: base64 → gzip → wasm bytes. */
+async function inlinedWasm() {
+  if (typeof DecompressionStream !== "function") {
+    throw new Error(
+      "zarr-jpeg: this JavaScript runtime has no DecompressionStream, needed to unpack the inlined " +
+        "WebAssembly module (current browsers and Node 18+ have it)",
+    );
+  }
+  const gzipped = new Blob([base64ToBytes(wasmBase64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(gzipped).arrayBuffer());
 }
 
 function base64ToBytes(base64) {
