@@ -35,8 +35,15 @@ export type JpegErrorKind =
  * `module`: an already compiled module to instantiate instead (what the decode pool hands its workers).
  */
 export function init(options?: { module?: WebAssembly.Module }): Promise<void>;
-/** The compiled WebAssembly module once init() has finished (structured-cloneable to workers). */
+/**
+ * Loads only the decoder (decode, validateConfig): a smaller download for viewers; idempotent.
+ * `module`: an already compiled decoder module to instantiate instead.
+ */
+export function initDecoder(options?: { module?: WebAssembly.Module }): Promise<void>;
+/** The compiled whole-codec module once init() has finished (structured-cloneable to workers). */
 export function compiledWasmModule(): WebAssembly.Module | undefined;
+/** The compiled decoder module once initDecoder() has finished (structured-cloneable to workers). */
+export function compiledDecoderModule(): WebAssembly.Module | undefined;
 /** True once init() has finished. */
 export function isReady(): boolean;
 /** Validates a configuration; returns its normalised form or throws an Error naming the problem. */

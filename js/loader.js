@@ -1,73 +1,102 @@
-// Loads the codec's WebAssembly module (inlined as base64 of its gzip form, so no bundler
-// or server configuration is needed) and wraps its exports. If the instance ever traps (a Rust
-// panic or an out-of-memory abort), the call throws an Error and the instance is
-// replaced by a fresh one, so later calls work.
-import initWasm, {
-  initSync,
-  encode as wasmEncode,
-  decode as wasmDecode,
-  validateConfig as wasmValidateConfig,
-  __resetInstance,
-} from "./wasm/zarr_jpeg.js";
-import wasmBase64 from "./wasm/zarr_jpeg_bg.wasm.js";
+// Loads the codec's WebAssembly modules (inlined as base64 of their gzip form, so no
+// bundler or server configuration is needed) and wraps their exports. There are two:
+// the whole codec (`init()`), and a smaller decode-only module (`initDecoder()`) that
+// viewers load first; `register()` and the worker pool use it and load the encoder only
+// when something is first encoded. If an instance ever traps (a Rust panic or an
+// out-of-memory abort), the call throws an Error and that instance is replaced by a fresh
+// one, so later calls work.
+import initCodecGlue, * as codecGlue from "./wasm/zarr_jpeg.js";
+import initDecoderGlue, * as decoderGlue from "./wasm/zarr_jpeg_decoder.js";
 
-let compiledModule;
-let loading;
-let ready = false;
+/** One WebAssembly module: its glue, where its bytes come from, and its state. */
+function moduleRecord(name, initGlue, glue, payload) {
+  return { name, initGlue, glue, payload, compiled: undefined, loading: undefined, ready: false };
+}
 
-/**
- * Loads the WebAssembly module. Idempotent: later calls return the same promise.
- * `module`: an already compiled module (e.g. handed to a worker), instead of compiling
- * the inlined bytes again.
- */
-export function init({ module } = {}) {
-  loading ??= (async () => {
-    compiledModule = module instanceof WebAssembly.Module ? module : await WebAssembly.compile(await inlinedWasm());
-    await initWasm({ module_or_path: compiledModule });
-    ready = true;
+const codec = moduleRecord("codec", initCodecGlue, codecGlue, () => import("./wasm/zarr_jpeg_bg.wasm.js"));
+const decoder = moduleRecord("decoder", initDecoderGlue, decoderGlue, () => import("./wasm/zarr_jpeg_decoder_bg.wasm.js"));
+
+function load(record, module) {
+  record.loading ??= (async () => {
+    record.compiled =
+      module instanceof WebAssembly.Module ? module : await WebAssembly.compile(await inflate((await record.payload()).default));
+    await record.initGlue({ module_or_path: record.compiled });
+    record.ready = true;
   })().catch((error) => {
-    loading = undefined;
+    record.loading = undefined;
     throw error;
   });
-  return loading;
+  return record.loading;
 }
 
-/** The compiled module once `init()` has finished (structured-cloneable to workers). */
-export function compiledWasmModule() {
-  return compiledModule;
+/**
+ * Loads the whole codec (encode, decode, validateConfig). Idempotent: later calls return
+ * the same promise. `module`: an already compiled module to instantiate instead.
+ */
+export function init({ module } = {}) {
+  return load(codec, module);
 }
 
-/** True once `init()` has finished. */
+/**
+ * Loads only the decoder (decode, validateConfig): a smaller download for viewers.
+ * Idempotent. `module`: an already compiled decoder module (what the pool hands workers).
+ */
+export function initDecoder({ module } = {}) {
+  return load(decoder, module);
+}
+
+/** True once `init()` has finished (encode is available). */
 export function isReady() {
-  return ready;
+  return codec.ready;
+}
+
+/** The compiled whole-codec module once `init()` has finished (structured-cloneable). */
+export function compiledWasmModule() {
+  return codec.compiled;
+}
+
+/** The compiled decoder module once `initDecoder()` has finished (structured-cloneable). */
+export function compiledDecoderModule() {
+  return decoder.compiled;
 }
 
 /** Validates a jpeg codec configuration; returns its normalised form or throws an Error. */
 export function validateConfig(config) {
-  return call(wasmValidateConfig, config);
+  return call(anyLoaded(), "validateConfig", config);
 }
 
 /** Encodes a chunk's C-order uint8 samples (`shape` (H, W), (H, W, 1) or (H, W, 3)) as a JPEG stream. */
 export function encode(config, data, shape) {
-  return call(wasmEncode, config, data, shape);
+  if (!codec.ready) {
+    throw new Error(
+      "zarr-jpeg: the encoder is not loaded; call `await init()` first" +
+        (decoder.ready ? " (initDecoder() loads the decoder only)" : ""),
+    );
+  }
+  return call(codec, "encode", config, data, shape);
 }
 
 /** Decodes a JPEG stream to the chunk's C-order uint8 samples. */
 export function decode(config, bytes, shape) {
-  return call(wasmDecode, config, bytes, shape);
+  return call(anyLoaded(), "decode", config, bytes, shape);
 }
 
-function call(fn, ...args) {
-  if (!ready) {
-    throw new Error("zarr-jpeg: the WebAssembly module is not loaded; call `await init()` first");
-  }
+/** The whole codec if loaded, else the decoder. */
+function anyLoaded() {
+  if (codec.ready) return codec;
+  if (decoder.ready) return decoder;
+  throw new Error("zarr-jpeg: the WebAssembly module is not loaded; call `await init()` first");
+}
+
+function call(record, name, ...args) {
   try {
-    return fn(...args);
+    return record.glue[name](...args);
   } catch (error) {
     // A trap, or a JS stack overflow unwinding through wasm frames (which skips the
     // epilogues that restore wasm's own stack pointer): either way the instance is suspect.
     if (error instanceof WebAssembly.RuntimeError || error instanceof RangeError) {
-      replaceInstance();
+      record.glue.__resetInstance();
+      record.glue.initSync({ module: record.compiled });
       throw new Error(
         `zarr-jpeg: the WebAssembly instance trapped (${error.name}: ${error.message}) and was replaced by a fresh one; ` +
           "this call failed, later calls will work",
@@ -78,26 +107,17 @@ function call(fn, ...args) {
   }
 }
 
-function replaceInstance() {
-  __resetInstance();
-  initSync({ module: compiledModule });
-}
-
-/** The inlined module: base64 → gzip → wasm bytes. */
-async function inlinedWasm() {
+/** base64 → gzip → wasm bytes. */
+async function inflate(base64) {
   if (typeof DecompressionStream !== "function") {
     throw new Error(
       "zarr-jpeg: this JavaScript runtime has no DecompressionStream, needed to unpack the inlined " +
         "WebAssembly module (current browsers and Node 18+ have it)",
     );
   }
-  const gzipped = new Blob([base64ToBytes(wasmBase64)]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(gzipped).arrayBuffer());
-}
-
-function base64ToBytes(base64) {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
 }

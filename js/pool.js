@@ -2,7 +2,7 @@
 // to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
 // shard); decoded samples come back transferred. Where workers cannot start (no Worker,
 // a blocked or missing worker script), decoding falls back to the calling thread.
-import { init, decode, compiledWasmModule } from "./loader.js";
+import { initDecoder, decode, compiledDecoderModule } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
@@ -92,8 +92,9 @@ export class DecodePool {
 
   #start() {
     this.#workers ??= (async () => {
-      // Compile once here (the fallback needs it anyway) and hand the module to every worker.
-      await init();
+      // Compile the decoder once here (the fallback needs it anyway) and hand the module
+      // to every worker.
+      await initDecoder();
       const started = await Promise.all(Array.from({ length: this.#size }, () => this.#startOne()));
       const workers = started.filter(Boolean);
       this.mode = workers.length > 0 ? "workers" : "main-thread";
@@ -138,7 +139,7 @@ export class DecodePool {
       worker.on("error", fail);
       worker.on("exit", fail);
       try {
-        worker.post({ module: compiledWasmModule() });
+        worker.post({ module: compiledDecoderModule() });
       } catch {
         worker.post({}); // the module could not be cloned here: the worker compiles its own
       }
@@ -151,7 +152,7 @@ export class DecodePool {
     const i = workers?.indexOf(slot) ?? -1;
     if (i >= 0) workers.splice(i, 1);
     slot.worker.terminate();
-    await init();
+    await initDecoder();
     for (const [id, job] of this.#jobs) {
       if (job.slot !== slot) continue;
       this.#jobs.delete(id);

@@ -1,8 +1,8 @@
 // A decode worker for the pool in pool.js: a module Web Worker in browsers, a
-// worker_threads Worker in Node. First receives {module} (the compiled wasm) and answers
+// worker_threads Worker in Node. First receives {module} (the compiled decoder wasm) and answers
 // {ready}; then receives {id, config, bytes, shape}, answers {id, data} (data's buffer
 // transferred) or {id, error: {message, kind}}.
-import { init, decode } from "./loader.js";
+import { initDecoder, decode } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
 
@@ -27,7 +27,7 @@ let started = null;
 // could not be cloned: the worker then compiles its own); later ones are decode jobs.
 port.listen(async (message) => {
   if (!started) {
-    started = init({ module: message.module }).then(
+    started = initDecoder({ module: message.module }).then(
       () => port.post({ ready: true }),
       (error) => port.post({ ready: false, error: { message: String(error?.message ?? error) } }),
     );

@@ -51,6 +51,7 @@ export class JpegCodec {
   constructor(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata);
   /** Validates eagerly: throws for an invalid configuration or a data type other than uint8. */
   static fromConfig(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata): JpegCodec;
-  encode(chunk: CodecChunk<Uint8Array>): Uint8Array;
+  /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits it). */
+  encode(chunk: CodecChunk<Uint8Array>): Promise<Uint8Array>;
   decode(bytes: Uint8Array): CodecChunk<Uint8Array>;
 }

@@ -1,6 +1,6 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
-import { init, encode, decode, validateConfig } from "./loader.js";
+import { init, initDecoder, encode, decode, validateConfig } from "./loader.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 
@@ -52,10 +52,12 @@ export function makeJpegCodec(pool = null) {
       return this.#layout.shape.slice();
     }
 
-    encode(chunk) {
+    /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits this). */
+    async encode(chunk) {
       if (!(chunk.data instanceof Uint8Array)) {
         throw codecError("InvalidData", `chunk data must be a Uint8Array, got ${chunk.data?.constructor?.name}`);
       }
+      await init();
       return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape);
     }
 
@@ -67,7 +69,7 @@ export function makeJpegCodec(pool = null) {
   };
 }
 
-/** The jpeg codec, decoding on the calling thread. Call `await init()` before `fromConfig`. */
+/** The jpeg codec, decoding on the calling thread. Call `await init()` (or `initDecoder()`) before `fromConfig`. */
 export const JpegCodec = makeJpegCodec();
 
 // --- Zarr v2: imagecodecs' numcodecs `Jpeg` compressor (id "imagecodecs_jpeg") ---------
@@ -168,7 +170,8 @@ export function makeImagecodecsJpegCodec(pool = null) {
 
 /**
  * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" to a zarrita
- * registry (`zarr.registry`). The WebAssembly module loads on first use. With
+ * registry (`zarr.registry`). The decode-only WebAssembly module loads on first use, the
+ * encoder when something is first written. With
  * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
  * falling back to the calling thread where workers are unavailable.
  * Returns a handle whose `close()` terminates the pool's workers.
@@ -178,8 +181,9 @@ export function register(registry, options = {}) {
   const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
   const Jpeg = pool ? makeJpegCodec(pool) : JpegCodec;
   const Imagecodecs = makeImagecodecsJpegCodec(pool);
+  // Viewers mostly read: the decoder loads with the codec, the encoder on first encode.
   const loaded = (Codec) => async () => {
-    await init();
+    await initDecoder();
     return Codec;
   };
   registry.set("jpeg", loaded(Jpeg));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Builds the npm package into dist/: release wasm → wasm-bindgen (web target) →
-// wasm-opt (npm's binaryen, never Debian's: see TOOLCHAIN.md) → the wasm inlined as
-// base64 in a JS module (no bundler or server configuration needed) → js/ sources.
+// Builds the npm package into dist/: for the full codec and the decode-only module,
+// release wasm → wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's:
+// see TOOLCHAIN.md) → the wasm inlined as base64 of its gzip form in a JS module (no
+// bundler or server configuration needed); then the js/ sources.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -27,53 +28,71 @@ function cargoBin(name) {
   return fs.existsSync(candidate) ? candidate : name;
 }
 
-const started = Date.now();
-run(cargoBin("cargo"), ["build", "--lib", "--target", "wasm32-unknown-unknown", "--release"]);
+// `--features a,b` is passed to cargo for both modules (tests use `test-trap`).
+const featuresArg = process.argv.indexOf("--features");
+const extraFeatures = featuresArg > 0 ? process.argv[featuresArg + 1] : "";
 
+const started = Date.now();
 fs.rmSync(staging, { recursive: true, force: true });
 fs.mkdirSync(wasmOut, { recursive: true });
-run(cargoBin("wasm-bindgen"), [
-  "--target", "web",
-  "--out-dir", wasmOut,
-  "--out-name", crate,
-  "--no-typescript",
-  path.join(root, "target/wasm32-unknown-unknown/release", `${crate}.wasm`),
-]);
-
-const wasmFile = path.join(wasmOut, `${crate}_bg.wasm`);
 const wasmOpt = path.join(root, "node_modules/.bin/wasm-opt");
 if (!fs.existsSync(wasmOpt)) {
   throw new Error("node_modules/.bin/wasm-opt is missing: run `npm install` (binaryen from npm)");
 }
-run(wasmOpt, ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
 
-// Let the loader discard a trapped instance and instantiate afresh (see js/loader.js).
-const gluePath = path.join(wasmOut, `${crate}.js`);
-const glue = fs.readFileSync(gluePath, "utf8");
-const defaultUrl = "module_or_path = new URL('zarr_jpeg_bg.wasm', import.meta.url);";
-if (!/^let [\w, ]*\bwasm;$/m.test(glue) || !glue.includes(defaultUrl)) {
-  throw new Error(`unexpected wasm-bindgen glue in ${gluePath}: the loader patches below need updating`);
+// The whole codec (init()), and the decode-only module viewers load first
+// (initDecoder(); register() and the worker pool), each in its own target dir so both
+// stay cached.
+const modules = [
+  buildModule({ name: crate, targetDir: "target", features: ["encoder", extraFeatures] }),
+  buildModule({ name: `${crate}_decoder`, targetDir: "target/decoder", features: [extraFeatures] }),
+];
+
+function buildModule({ name, targetDir, features }) {
+  const list = features.filter(Boolean).join(",");
+  run(cargoBin("cargo"), [
+    "build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features",
+    ...(list ? ["--features", list] : []),
+  ], { env: { ...process.env, CARGO_TARGET_DIR: path.join(root, targetDir) } });
+  run(cargoBin("wasm-bindgen"), [
+    "--target", "web",
+    "--out-dir", wasmOut,
+    "--out-name", name,
+    "--no-typescript",
+    path.join(root, targetDir, "wasm32-unknown-unknown/release", `${crate}.wasm`),
+  ]);
+  const wasmFile = path.join(wasmOut, `${name}_bg.wasm`);
+  run(wasmOpt, ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+
+  // Let the loader discard a trapped instance and instantiate afresh (see js/loader.js).
+  const gluePath = path.join(wasmOut, `${name}.js`);
+  const glue = fs.readFileSync(gluePath, "utf8");
+  const defaultUrl = `module_or_path = new URL('${name}_bg.wasm', import.meta.url);`;
+  if (!/^let [\w, ]*\bwasm;$/m.test(glue) || !glue.includes(defaultUrl)) {
+    throw new Error(`unexpected wasm-bindgen glue in ${gluePath}: the loader patches below need updating`);
+  }
+  fs.writeFileSync(
+    gluePath,
+    // The loader always passes the module itself; without this URL, bundlers do not try
+    // to emit a .wasm asset next to the inlined one.
+    glue.replace(defaultUrl, 'throw new Error("zarr-jpeg: pass the WebAssembly module to init");') +
+      "\n// Added by scripts/build.mjs: forget the current instance so initSync() makes a new one.\n" +
+      "export function __resetInstance() { wasm = undefined; }\n",
+  );
+
+  const wasmBytes = fs.readFileSync(wasmFile);
+  // gzip before base64: base64 of machine code compresses poorly, so inlining the raw
+  // module cost ~60 KB more over the wire than inlining it compressed (js/loader.js
+  // inflates it with the platform's DecompressionStream).
+  const packed = zlib.gzipSync(wasmBytes, { level: 9 });
+  fs.writeFileSync(
+    path.join(wasmOut, `${name}_bg.wasm.js`),
+    `// Generated by scripts/build.mjs: the WebAssembly module, gzip-compressed and base64-encoded\n` +
+      `// so that it loads from any bundler, static server or Node without extra configuration.\n` +
+      `export default ${JSON.stringify(packed.toString("base64"))};\n`,
+  );
+  return { name, raw: wasmBytes.length, gzip: packed.length };
 }
-fs.writeFileSync(
-  gluePath,
-  // The loader always passes the module itself; without this URL, bundlers do not try
-  // to emit a .wasm asset next to the inlined one.
-  glue.replace(defaultUrl, 'throw new Error("zarr-jpeg: pass the WebAssembly module to init");') +
-    "\n// Added by scripts/build.mjs: forget the current instance so initSync() makes a new one.\n" +
-    "export function __resetInstance() { wasm = undefined; }\n",
-);
-
-const wasmBytes = fs.readFileSync(wasmFile);
-// gzip before base64: base64 of machine code compresses poorly, so inlining the raw
-// module cost ~60 KB more over the wire than inlining it compressed (js/loader.js
-// inflates it with the platform's DecompressionStream).
-const packed = zlib.gzipSync(wasmBytes, { level: 9 });
-fs.writeFileSync(
-  path.join(wasmOut, `${crate}_bg.wasm.js`),
-  `// Generated by scripts/build.mjs: the WebAssembly module, gzip-compressed and base64-encoded\n` +
-    `// so that it loads from any bundler, static server or Node without extra configuration.\n` +
-    `export default ${JSON.stringify(packed.toString("base64"))};\n`,
-);
 
 copyTree(path.join(root, "js"), staging);
 const previous = path.join(root, ".dist-previous");
@@ -83,8 +102,8 @@ fs.renameSync(staging, dist);
 fs.rmSync(previous, { recursive: true, force: true });
 
 console.log(
-  `built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: wasm ${(wasmBytes.length / 1024).toFixed(1)} KiB, ` +
-    `${(packed.length / 1024).toFixed(1)} KiB gzip -9 (inlined as base64 of that)`,
+  `built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+    modules.map((m) => `${m.name}.wasm ${(m.raw / 1024).toFixed(1)} KiB (${(m.gzip / 1024).toFixed(1)} KiB gzip -9)`).join(", "),
 );
 
 function copyTree(from, to) {

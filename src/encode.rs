@@ -5,7 +5,7 @@ use jpeg_encoder::{ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, Q
 use crate::chunk::ChunkLayout;
 use crate::config::{DecodedColorSpace, EncodedColorSpace, JpegConfig};
 use crate::error::{CodecError, Result};
-use crate::markers;
+use crate::rewrite;
 
 /// The luminance table of ITU-T T.81 Annex K.1, in natural (row-major) order.
 const ANNEX_K_LUMA: [u16; 64] = [
@@ -62,8 +62,8 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
         .map_err(encoding_error)?;
 
     match config.encoded_color_space {
-        EncodedColorSpace::Rgb => markers::rewrite_as_rgb(&stream),
-        EncodedColorSpace::Grayscale => markers::drop_unused_chroma_table(&stream),
+        EncodedColorSpace::Rgb => rewrite::rewrite_as_rgb(&stream),
+        EncodedColorSpace::Grayscale => rewrite::drop_unused_chroma_table(&stream),
         EncodedColorSpace::Ycbcr => Ok(stream),
     }
 }

@@ -19,9 +19,12 @@ pub mod color;
 pub mod config;
 pub mod config_value;
 pub mod decode;
+#[cfg(feature = "encoder")]
 pub mod encode;
 pub mod error;
 pub mod markers;
+#[cfg(feature = "encoder")]
+pub mod rewrite;
 
 /// The wasm-bindgen exports (public so the wasm test suites can call them).
 #[cfg(target_arch = "wasm32")]
@@ -31,5 +34,6 @@ pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
 pub use decode::{decode, decode_into};
+#[cfg(feature = "encoder")]
 pub use encode::encode;
 pub use error::{CodecError, ErrorKind};

@@ -33,6 +33,7 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// Encodes one chunk: `data` holds the C-order uint8 samples of `shape`.
+#[cfg(feature = "encoder")]
 #[wasm_bindgen]
 pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
     let config = parse_config(config)?;

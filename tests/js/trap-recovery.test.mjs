@@ -3,10 +3,9 @@
 //
 // 1. A build that traps on purpose: the crate built with the test-only cargo feature
 //    `test-trap`, whose validateConfig panics (→ `unreachable`) or aborts as on
-//    out-of-memory when given a sentinel string. Built by the real scripts/build.mjs in a
-//    scratch copy of the repository (tests/.tmp/trap-build, gitignored); if Cargo.toml
-//    does not declare the feature yet, the copy gets it patched in (the exact code is
-//    TRAP_FEATURE / TRAP_CODE below). Set ZARR_JPEG_SKIP_TRAP_BUILD=1 to skip this part.
+//    out-of-memory when given a sentinel string. Built by the real scripts/build.mjs
+//    (`--features test-trap`) in a scratch copy of the repository (tests/.tmp/trap-build,
+//    gitignored). Set ZARR_JPEG_SKIP_TRAP_BUILD=1 to skip this part.
 // 2. The normal build: an exception thrown into the middle of a wasm call (a getter on the
 //    configuration throws WebAssembly.RuntimeError, as a trap would), and any input known
 //    to trap today.
@@ -21,24 +20,10 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const scratch = path.join(root, "tests/.tmp/trap-build");
 
-const TRAP_FEATURE = `
-[features]
-# Test-only: validateConfig traps on a sentinel string (tests/js/trap-recovery.test.mjs).
-test-trap = []
-`;
-const TRAP_CODE = `    #[cfg(feature = "test-trap")]
-    match config.as_string().as_deref() {
-        Some("__zarr_jpeg_test_trap__:panic") => panic!("test-trap: a panic on purpose"),
-        Some("__zarr_jpeg_test_trap__:oom") => std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u8; 1 << 20]>()),
-        _ => {}
-    }
-`;
-const FN_START = "pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {\n";
-
 const gray = { quality: 90, encoded_color_space: "grayscale" };
 const samples = Uint8Array.from({ length: 32 * 32 }, (_, i) => (i * 13) & 255);
 
-/** Copies what scripts/build.mjs needs into the scratch dir, adds the feature (on by default there), builds. */
+/** Copies what scripts/build.mjs needs into the scratch dir and builds it with the `test-trap` feature. */
 function buildTrapVariant() {
   fs.mkdirSync(scratch, { recursive: true });
   for (const item of ["Cargo.toml", "Cargo.lock", "src", "js", "scripts", "vendor"]) {
@@ -48,22 +33,15 @@ function buildTrapVariant() {
   const modules = path.join(scratch, "node_modules");
   if (!fs.existsSync(modules)) fs.symlinkSync(path.join(root, "node_modules"), modules);
   // Start from the main build's compiled dependencies the first time.
-  const wasmTarget = path.join(scratch, "target/wasm32-unknown-unknown/release");
-  const mainTarget = path.join(root, "target/wasm32-unknown-unknown/release");
-  if (!fs.existsSync(wasmTarget) && fs.existsSync(mainTarget)) fs.cpSync(mainTarget, wasmTarget, { recursive: true });
-
-  let manifest = fs.readFileSync(path.join(scratch, "Cargo.toml"), "utf8");
-  if (!/^test-trap\s*=/m.test(manifest)) manifest += TRAP_FEATURE;
-  manifest = manifest.replace(/^test-trap\s*=.*$/m, (line) => `${line}\ndefault = ["test-trap"]`);
-  fs.writeFileSync(path.join(scratch, "Cargo.toml"), manifest);
-  const wasmRs = path.join(scratch, "src/wasm.rs");
-  let code = fs.readFileSync(wasmRs, "utf8");
-  if (!code.includes('feature = "test-trap"')) {
-    assert.ok(code.includes(FN_START), "src/wasm.rs: validate_config not found; update TRAP_CODE");
-    code = code.replace(FN_START, FN_START + TRAP_CODE);
-    fs.writeFileSync(wasmRs, code);
+  for (const dir of ["target/wasm32-unknown-unknown/release", "target/decoder/wasm32-unknown-unknown/release"]) {
+    const from = path.join(root, dir);
+    const to = path.join(scratch, dir);
+    if (!fs.existsSync(to) && fs.existsSync(from)) fs.cpSync(from, to, { recursive: true });
   }
-  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs")], { cwd: scratch, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs"), "--features", "test-trap"], {
+    cwd: scratch,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   return path.join(scratch, "dist/index.js");
 }
 

@@ -33,7 +33,7 @@ export async function write(): Promise<void> {
   await init();
   const normalised = validateConfig(configuration);
   const codec = JpegCodec.fromConfig(normalised, { dataType: "uint8", shape: [256, 256, 3], codecs: [] });
-  const bytes: Uint8Array = codec.encode({ data: new Uint8Array(256 * 256 * 3), shape: [256, 256, 3], stride: [768, 3, 1] });
+  const bytes: Uint8Array = await codec.encode({ data: new Uint8Array(256 * 256 * 3), shape: [256, 256, 3], stride: [768, 3, 1] });
   const chunk = codec.decode(bytes);
   const samples: Uint8Array = chunk.data;
   void samples;
