@@ -310,7 +310,7 @@ const underTest = {
 };
 
 // ---- payload (raw and gzip -9) ----
-async function minified(entry, { stdin, external = [] } = {}) {
+async function minified(entry, { stdin, external = [], splitting = false, skip } = {}) {
   const r = await esbuild.build({
     ...(stdin ? { stdin: { contents: stdin, resolveDir: root, loader: "js" } } : { entryPoints: [entry] }),
     bundle: true,
@@ -320,12 +320,23 @@ async function minified(entry, { stdin, external = [] } = {}) {
     write: false,
     external: ["fs", "path", "url", "module", "crypto", "worker_threads", ...external],
     logLevel: "silent",
+    ...(splitting ? { splitting: true, outdir: path.join(os.tmpdir(), "zarr-jpeg-bench-split") } : {}),
   });
-  return Buffer.from(r.outputFiles[0].contents);
+  if (!splitting) return Buffer.from(r.outputFiles[0].contents);
+  // Code splitting: the files a user downloads are every chunk except the lazily
+  // imported ones this path never loads (`skip` matches their names).
+  return r.outputFiles.filter((f) => !(skip && skip.test(path.basename(f.path)))).map((f) => Buffer.from(f.contents));
 }
 
 async function payloadSizes() {
-  const sz = (buf) => ({ raw: buf.length, gzip9: zlib.gzipSync(buf, { level: 9 }).length });
+  // Several files (code splitting) are fetched and compressed one by one.
+  const sz = (buf) => {
+    const files = Array.isArray(buf) ? buf : [buf];
+    return {
+      raw: files.reduce((n, f) => n + f.length, 0),
+      gzip9: files.reduce((n, f) => n + zlib.gzipSync(f, { level: 9 }).length, 0),
+    };
+  };
   const nm = (p) => path.join(root, "node_modules", p);
   const rows = [];
   const rel = (f) => (f.startsWith(distDir) ? "dist" + f.slice(distDir.length) : path.relative(root, f));
@@ -341,8 +352,21 @@ async function payloadSizes() {
     await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", "wasm", path.join(distDir, "wasm", f));
   }
   const idx = JSON.stringify(path.join(distDir, "index.js"));
-  await add("ours", "encode+decode", "as shipped: codec API (init/encode/decode) bundled+minified, base64 wasm inlined", path.join(distDir, "index.js"), {
+  await add("ours", "decode", "as shipped, reader (register / initDecoder; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
+    stdin: `export { initDecoder, decode, validateConfig } from ${idx};`,
+    splitting: true,
+    skip: /^zarr_jpeg_bg\.wasm-/,
+    external: ["zarrita", "@zarrita/*", "numcodecs"], // the viewer's own (peer dependency)
+  });
+  await add("ours", "encode+decode", "as shipped, writer (init; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
     stdin: `export { init, encode, decode, validateConfig } from ${idx};`,
+    splitting: true,
+    skip: /^zarr_jpeg_decoder_bg\.wasm-/,
+    external: ["zarrita", "@zarrita/*", "numcodecs"],
+  });
+  await add("ours", "encode+decode", "as shipped, bundled without code splitting (both modules inlined)", path.join(distDir, "index.js"), {
+    stdin: `export { init, initDecoder, encode, decode, validateConfig } from ${idx};`,
+    external: ["zarrita", "@zarrita/*", "numcodecs"],
   });
   await add("ours", "everything", "as shipped: all of dist/index.js bundled+minified (zarrita peer dep external)", path.join(distDir, "index.js"), {
     external: ["zarrita", "@zarrita/*"],
