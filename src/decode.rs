@@ -16,6 +16,9 @@ use crate::markers::{self, CodingProcess, StreamHeader};
 /// built from thousands of tiny scans; real encoders write about 10).
 pub const MAX_SCANS: usize = 100;
 
+/// A colour conversion applied to the decoded samples where zune-jpeg's view differs.
+type InPlaceConversion = fn(&mut [u8]);
+
 /// The colour space of the samples inside the stream, as the stream's markers say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoredColorSpace {
@@ -98,7 +101,7 @@ fn decode_checked(
     // sees them, then convert here wherever its view and the stream's markers differ.
     let zune_sees_rgb = header.components.len() == 3 && (header.adobe_transform == Some(0) || header.ids_are_rgb());
     let zune_raw = if zune_sees_rgb { ColorSpace::RGB } else { ColorSpace::YCbCr };
-    let (zune_out, convert): (ColorSpace, Option<fn(&mut [u8])>) = match (stored, config.decoded_color_space) {
+    let (zune_out, convert): (ColorSpace, Option<InPlaceConversion>) = match (stored, config.decoded_color_space) {
         (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => (ColorSpace::Luma, None),
         (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => (ColorSpace::RGB, None),
         (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => (zune_raw, Some(color::ycbcr_to_rgb_in_place)),
@@ -186,7 +189,7 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
             describe()
         )));
     }
-    let divides = |f: u8, max: u8| f != 3 && max % f == 0;
+    let divides = |f: u8, max: u8| f != 3 && max.is_multiple_of(f);
     if header.components.iter().any(|c| !divides(c.horizontal, h_max) || !divides(c.vertical, v_max)) {
         return Err(CodecError::unsupported(format!(
             "sampling factors {} are not supported by this decoder (factors must be 1, 2 or 4 and \

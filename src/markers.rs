@@ -73,7 +73,7 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
         }
         let (payload, next) = segment(stream, after_marker, marker)?;
         match marker {
-            0xC0 | 0xC1 | 0xC2 => {
+            0xC0..=0xC2 => {
                 if frame.is_some() {
                     return Err(CodecError::corrupt("more than one frame header (SOF marker)"));
                 }
@@ -86,7 +86,7 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
             }
             0xC3 => return Err(CodecError::unsupported("lossless JPEG (SOF3) is not supported; only baseline, extended sequential and progressive DCT with Huffman coding")),
             0xC5..=0xC7 | 0xDE => return Err(CodecError::unsupported("hierarchical (differential) JPEG is not supported; only baseline, extended sequential and progressive DCT with Huffman coding")),
-            0xC9..=0xCB | 0xCD..=0xCF | 0xCC => return Err(CodecError::unsupported("arithmetic coding is not supported; only Huffman-coded JPEG")),
+            0xC9..=0xCF => return Err(CodecError::unsupported("arithmetic coding is not supported; only Huffman-coded JPEG")),
             0xC8 => return Err(CodecError::unsupported("the reserved JPG extension marker (FF C8) is not supported")),
             APP0 if payload.starts_with(b"JFIF\0") => jfif = true,
             APP14 if payload.len() >= 12 && payload.starts_with(b"Adobe") => {
