@@ -54,7 +54,11 @@ impl ChunkLayout {
                 )));
             }
         }
-        let layout = ChunkLayout { height: h as u16, width: w as u16, components };
+        let layout = ChunkLayout {
+            height: h as u16,
+            width: w as u16,
+            components,
+        };
         // On wasm32 (32-bit usize) the largest chunks do not fit in memory at all.
         if layout.checked_sample_count().is_none() {
             return Err(CodecError::shape(format!(
@@ -79,7 +83,11 @@ impl ChunkLayout {
         let layout = Self::from_shape(shape)?;
         let needed = config.components();
         if usize::from(layout.components) != needed {
-            let expected = if needed == 1 { "(H, W) or (H, W, 1)" } else { "(H, W, 3)" };
+            let expected = if needed == 1 {
+                "(H, W) or (H, W, 1)"
+            } else {
+                "(H, W, 3)"
+            };
             return Err(CodecError::shape(format!(
                 "chunk shape {} has {} component{} but encoded_color_space \"{}\" stores {needed}: \
                  the chunk shape must be {expected}",

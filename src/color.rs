@@ -18,9 +18,11 @@ fn clamp_u8(v: i32) -> u8 {
 pub fn rgb_to_ycbcr(r: u8, g: u8, b: u8) -> (u8, u8, u8) {
     let (r, g, b) = (i32::from(r), i32::from(g), i32::from(b));
     let y = (fix(0.29900) * r + fix(0.58700) * g + fix(0.11400) * b + ONE_HALF) >> SCALE_BITS;
-    let cb = (-fix(0.16874) * r - fix(0.33126) * g + fix(0.5) * b + (128 << SCALE_BITS) + ONE_HALF - 1)
+    let cb = (-fix(0.16874) * r - fix(0.33126) * g + fix(0.5) * b + (128 << SCALE_BITS) + ONE_HALF
+        - 1)
         >> SCALE_BITS;
-    let cr = (fix(0.5) * r - fix(0.41869) * g - fix(0.08131) * b + (128 << SCALE_BITS) + ONE_HALF - 1)
+    let cr = (fix(0.5) * r - fix(0.41869) * g - fix(0.08131) * b + (128 << SCALE_BITS) + ONE_HALF
+        - 1)
         >> SCALE_BITS;
     (y as u8, cb as u8, cr as u8)
 }

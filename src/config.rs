@@ -61,7 +61,10 @@ pub struct SamplingFactor {
 }
 
 impl SamplingFactor {
-    pub const ONE: SamplingFactor = SamplingFactor { horizontal: 1, vertical: 1 };
+    pub const ONE: SamplingFactor = SamplingFactor {
+        horizontal: 1,
+        vertical: 1,
+    };
 }
 
 /// The first-component factors (with chroma at [1, 1]) that this implementation
@@ -71,8 +74,16 @@ impl SamplingFactor {
 /// - a factor of 3: jpeg-encoder cannot write it, zune-jpeg cannot read a horizontal 3;
 /// - [4, 4], [3, 3], [4, 3], [3, 4]: an MCU would hold more than the 10 blocks that
 ///   ITU-T T.81 (B.2.3) allows, so no baseline JPEG can carry them.
-pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] =
-    [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4), (4, 2), (2, 4)];
+pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] = [
+    (1, 1),
+    (2, 1),
+    (1, 2),
+    (2, 2),
+    (4, 1),
+    (1, 4),
+    (4, 2),
+    (2, 4),
+];
 
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +95,12 @@ pub struct JpegConfig {
     pub subsampling: Vec<SamplingFactor>,
 }
 
-const MEMBERS: [&str; 4] = ["quality", "encoded_color_space", "decoded_color_space", "subsampling"];
+const MEMBERS: [&str; 4] = [
+    "quality",
+    "encoded_color_space",
+    "decoded_color_space",
+    "subsampling",
+];
 
 /// The default quality a configuration *builder* should use (spec: SHOULD be 95).
 /// Parsing never applies it: `quality` is required.
@@ -111,7 +127,9 @@ impl JpegConfig {
                 )));
             }
             if members[..i].iter().any(|(k, _)| k == key) {
-                return Err(CodecError::config(format!("member \"{key}\" appears more than once")));
+                return Err(CodecError::config(format!(
+                    "member \"{key}\" appears more than once"
+                )));
             }
         }
         let get = |name: &str| members.iter().find(|(k, _)| k == name).map(|(_, v)| v);
@@ -143,7 +161,10 @@ impl JpegConfig {
     /// This is the form a writer should store in `zarr.json`.
     pub fn to_value(&self) -> ConfigValue {
         let mut members = vec![
-            ("quality".to_string(), ConfigValue::Number(self.quality as f64)),
+            (
+                "quality".to_string(),
+                ConfigValue::Number(self.quality as f64),
+            ),
             (
                 "encoded_color_space".to_string(),
                 ConfigValue::String(self.encoded_color_space.name().into()),
@@ -176,8 +197,13 @@ fn parse_quality(value: Option<&ConfigValue>) -> Result<u8> {
         None => Err(CodecError::config(format!(
             "quality is required and has no default ({RULE}; 95 is the recommended value)"
         ))),
-        Some(ConfigValue::Number(n)) if n.fract() == 0.0 && (1.0..=100.0).contains(n) => Ok(*n as u8),
-        Some(other) => Err(CodecError::config(format!("{RULE}, got {}", other.describe()))),
+        Some(ConfigValue::Number(n)) if n.fract() == 0.0 && (1.0..=100.0).contains(n) => {
+            Ok(*n as u8)
+        }
+        Some(other) => Err(CodecError::config(format!(
+            "{RULE}, got {}",
+            other.describe()
+        ))),
     }
 }
 
@@ -202,7 +228,10 @@ fn parse_encoded(value: Option<&ConfigValue>) -> Result<EncodedColorSpace> {
     }
 }
 
-fn parse_decoded(value: Option<&ConfigValue>, encoded: EncodedColorSpace) -> Result<DecodedColorSpace> {
+fn parse_decoded(
+    value: Option<&ConfigValue>,
+    encoded: EncodedColorSpace,
+) -> Result<DecodedColorSpace> {
     const ALLOWED: &str = "\"grayscale\", \"rgb\" or \"ycbcr\"";
     let decoded = match value {
         None => {
@@ -278,7 +307,11 @@ fn parse_subsampling(
         }
         _ => {
             if factors != default {
-                let expected = if count == 1 { "[[1, 1]]" } else { "[[1, 1], [1, 1], [1, 1]]" };
+                let expected = if count == 1 {
+                    "[[1, 1]]"
+                } else {
+                    "[[1, 1], [1, 1], [1, 1]]"
+                };
                 return Err(CodecError::config(format!(
                     "subsampling must be omitted or equal to its default {expected} when \
                      encoded_color_space is \"{}\" (no subsampling is applied), got {}",
@@ -351,8 +384,10 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
              coded unit would hold {blocks} blocks and ITU-T T.81 allows at most 10"
         )));
     }
-    let supported: Vec<String> =
-        SUPPORTED_LUMA_FACTORS.iter().map(|(h, v)| format!("[{h}, {v}]")).collect();
+    let supported: Vec<String> = SUPPORTED_LUMA_FACTORS
+        .iter()
+        .map(|(h, v)| format!("[{h}, {v}]"))
+        .collect();
     Err(CodecError::config(format!(
         "subsampling [[{h}, {v}], [1, 1], [1, 1]] is allowed by the spec but not supported by this \
          implementation (sampling factors of 3 cannot be encoded); supported first-component \

@@ -3,7 +3,9 @@
 //! first, then validating by hand, lets every error message name the exact field and
 //! rule instead of serde's generic "invalid type" text.
 
-use serde::de::{Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
+};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +28,8 @@ impl ConfigValue {
             ConfigValue::Number(n) => format_number(*n),
             ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
             ConfigValue::Array(items) => {
-                let inner: Vec<String> = items.iter().take(8).map(|v| v.describe_compact()).collect();
+                let inner: Vec<String> =
+                    items.iter().take(8).map(|v| v.describe_compact()).collect();
                 let more = if items.len() > 8 { ", …" } else { "" };
                 format!("[{}{}]", inner.join(", "), more)
             }
@@ -76,7 +79,9 @@ impl<'de> DeserializeSeed<'de> for Nested {
     type Value = ConfigValue;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ConfigValue, D::Error> {
         if self.0 > MAX_DEPTH {
-            return Err(D::Error::custom(format!("the configuration is nested more than {MAX_DEPTH} levels deep")));
+            return Err(D::Error::custom(format!(
+                "the configuration is nested more than {MAX_DEPTH} levels deep"
+            )));
         }
         deserializer.deserialize_any(ConfigValueVisitor(self.0))
     }
@@ -140,7 +145,9 @@ impl serde::Serialize for ConfigValue {
         match self {
             ConfigValue::Null => serializer.serialize_unit(),
             ConfigValue::Bool(b) => serializer.serialize_bool(*b),
-            ConfigValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => serializer.serialize_i64(*n as i64),
+            ConfigValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                serializer.serialize_i64(*n as i64)
+            }
             ConfigValue::Number(n) => serializer.serialize_f64(*n),
             ConfigValue::String(s) => serializer.serialize_str(s),
             ConfigValue::Array(items) => {

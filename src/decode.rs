@@ -37,7 +37,12 @@ pub fn decode(config: &JpegConfig, stream: &[u8], shape: &[u64]) -> Result<Vec<u
 }
 
 /// Decodes `stream` into `out`, which must hold exactly the chunk's samples.
-pub fn decode_into(config: &JpegConfig, stream: &[u8], shape: &[u64], out: &mut [u8]) -> Result<()> {
+pub fn decode_into(
+    config: &JpegConfig,
+    stream: &[u8],
+    shape: &[u64],
+    out: &mut [u8],
+) -> Result<()> {
     let layout = ChunkLayout::for_config(shape, config)?;
     if out.len() != layout.sample_count() {
         return Err(CodecError::data(format!(
@@ -64,7 +69,11 @@ pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader>
         return Err(CodecError::mismatch(format!(
             "the stream has {} component{} but the chunk shape expects {}",
             header.components.len(),
-            if header.components.len() == 1 { "" } else { "s" },
+            if header.components.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
             layout.components
         )));
     }
@@ -99,24 +108,34 @@ fn decode_checked(
     // zune-jpeg decides by itself that a stream is RGB when it has an Adobe transform 0
     // or component ids 'R','G','B' (libjpeg lets JFIF win). Ask it for the samples as it
     // sees them, then convert here wherever its view and the stream's markers differ.
-    let zune_sees_rgb = header.components.len() == 3 && (header.adobe_transform == Some(0) || header.ids_are_rgb());
-    let zune_raw = if zune_sees_rgb { ColorSpace::RGB } else { ColorSpace::YCbCr };
-    let (zune_out, convert): (ColorSpace, Option<InPlaceConversion>) = match (stored, config.decoded_color_space) {
-        (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => (ColorSpace::Luma, None),
-        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => (ColorSpace::RGB, None),
-        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => (zune_raw, Some(color::ycbcr_to_rgb_in_place)),
-        (StoredColorSpace::Ycbcr, DecodedColorSpace::Ycbcr) => (zune_raw, None),
-        (StoredColorSpace::Rgb, DecodedColorSpace::Rgb) if zune_sees_rgb => (zune_raw, None),
-        (StoredColorSpace::Rgb, DecodedColorSpace::Ycbcr) if zune_sees_rgb => {
-            (zune_raw, Some(color::rgb_to_ycbcr_in_place))
-        }
-        (stored, decoded) => {
-            return Err(CodecError::mismatch(format!(
-                "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
-                decoded.name()
-            )))
-        }
+    let zune_sees_rgb =
+        header.components.len() == 3 && (header.adobe_transform == Some(0) || header.ids_are_rgb());
+    let zune_raw = if zune_sees_rgb {
+        ColorSpace::RGB
+    } else {
+        ColorSpace::YCbCr
     };
+    let (zune_out, convert): (ColorSpace, Option<InPlaceConversion>) =
+        match (stored, config.decoded_color_space) {
+            (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => (ColorSpace::Luma, None),
+            (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => {
+                (ColorSpace::RGB, None)
+            }
+            (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => {
+                (zune_raw, Some(color::ycbcr_to_rgb_in_place))
+            }
+            (StoredColorSpace::Ycbcr, DecodedColorSpace::Ycbcr) => (zune_raw, None),
+            (StoredColorSpace::Rgb, DecodedColorSpace::Rgb) if zune_sees_rgb => (zune_raw, None),
+            (StoredColorSpace::Rgb, DecodedColorSpace::Ycbcr) if zune_sees_rgb => {
+                (zune_raw, Some(color::rgb_to_ycbcr_in_place))
+            }
+            (stored, decoded) => {
+                return Err(CodecError::mismatch(format!(
+                    "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
+                    decoded.name()
+                )))
+            }
+        };
     let options = DecoderOptions::default()
         .set_max_width(usize::from(layout.width))
         .set_max_height(usize::from(layout.height))
@@ -176,11 +195,29 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
     if header.components.len() == 1 {
         return Ok(());
     }
-    let h_max = header.components.iter().map(|c| c.horizontal).max().unwrap_or(1);
-    let v_max = header.components.iter().map(|c| c.vertical).max().unwrap_or(1);
-    let blocks: u32 = header.components.iter().map(|c| u32::from(c.horizontal) * u32::from(c.vertical)).sum();
+    let h_max = header
+        .components
+        .iter()
+        .map(|c| c.horizontal)
+        .max()
+        .unwrap_or(1);
+    let v_max = header
+        .components
+        .iter()
+        .map(|c| c.vertical)
+        .max()
+        .unwrap_or(1);
+    let blocks: u32 = header
+        .components
+        .iter()
+        .map(|c| u32::from(c.horizontal) * u32::from(c.vertical))
+        .sum();
     let describe = || {
-        let parts: Vec<String> = header.components.iter().map(|c| format!("[{}, {}]", c.horizontal, c.vertical)).collect();
+        let parts: Vec<String> = header
+            .components
+            .iter()
+            .map(|c| format!("[{}, {}]", c.horizontal, c.vertical))
+            .collect();
         format!("[{}]", parts.join(", "))
     };
     if blocks > 10 {
@@ -190,7 +227,11 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         )));
     }
     let divides = |f: u8, max: u8| f != 3 && max.is_multiple_of(f);
-    if header.components.iter().any(|c| !divides(c.horizontal, h_max) || !divides(c.vertical, v_max)) {
+    if header
+        .components
+        .iter()
+        .any(|c| !divides(c.horizontal, h_max) || !divides(c.vertical, v_max))
+    {
         return Err(CodecError::unsupported(format!(
             "sampling factors {} are not supported by this decoder (factors must be 1, 2 or 4 and \
              divide the largest factor)",

@@ -1,6 +1,9 @@
 //! Chunk samples → baseline JPEG stream, per colour mode.
 
-use jpeg_encoder::{ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, QuantizationTableType, SamplingFactor as EncoderSampling};
+use jpeg_encoder::{
+    ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, QuantizationTableType,
+    SamplingFactor as EncoderSampling,
+};
 
 use crate::chunk::ChunkLayout;
 use crate::config::{DecodedColorSpace, EncodedColorSpace, JpegConfig};
@@ -9,8 +12,9 @@ use crate::rewrite;
 
 /// The luminance table of ITU-T T.81 Annex K.1, in natural (row-major) order.
 const ANNEX_K_LUMA: [u16; 64] = [
-    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22,
-    37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113,
+    92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
 ];
 
 /// Encodes one chunk (C-order uint8 samples of `shape`) as a baseline JPEG stream.
@@ -50,12 +54,13 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
         }
     };
     let luma = config.luma_sampling();
-    let sampling = EncoderSampling::from_factors(luma.horizontal, luma.vertical).ok_or_else(|| {
-        CodecError::config(format!(
-            "subsampling [{}, {}] is not supported by this implementation",
-            luma.horizontal, luma.vertical
-        ))
-    })?;
+    let sampling =
+        EncoderSampling::from_factors(luma.horizontal, luma.vertical).ok_or_else(|| {
+            CodecError::config(format!(
+                "subsampling [{}, {}] is not supported by this implementation",
+                luma.horizontal, luma.vertical
+            ))
+        })?;
     encoder.set_sampling_factor(sampling);
     encoder
         .encode(data, layout.width, layout.height, color_type)
@@ -72,7 +77,11 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
 /// (`jpeg_quality_scaling`), limited to 1–255 as baseline JPEG requires.
 pub(crate) fn scaled_luma_table(quality: u8) -> [u16; 64] {
     let quality = u32::from(quality.clamp(1, 100));
-    let scale = if quality < 50 { 5000 / quality } else { 200 - quality * 2 };
+    let scale = if quality < 50 {
+        5000 / quality
+    } else {
+        200 - quality * 2
+    };
     ANNEX_K_LUMA.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
 }
 

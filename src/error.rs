@@ -30,7 +30,10 @@ pub struct CodecError {
 
 impl CodecError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        CodecError { kind, message: message.into() }
+        CodecError {
+            kind,
+            message: message.into(),
+        }
     }
     pub fn config(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidConfiguration, message)

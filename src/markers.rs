@@ -67,8 +67,16 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
                 pos = after_marker;
                 continue;
             }
-            SOI => return Err(CodecError::corrupt("a second start-of-image marker (FF D8) appears before any image data")),
-            EOI => return Err(CodecError::corrupt("the stream ends (FF D9) before any image data: no start-of-scan marker")),
+            SOI => {
+                return Err(CodecError::corrupt(
+                    "a second start-of-image marker (FF D8) appears before any image data",
+                ))
+            }
+            EOI => {
+                return Err(CodecError::corrupt(
+                    "the stream ends (FF D9) before any image data: no start-of-scan marker",
+                ))
+            }
             _ => {}
         }
         let (payload, next) = segment(stream, after_marker, marker)?;
@@ -130,13 +138,18 @@ fn check_signature(stream: &[u8]) -> Result<()> {
         "the input is empty (0 bytes)".to_string()
     } else if stream.starts_with(b"\x89PNG\r\n\x1a\n") {
         "the input is a PNG file, not JPEG".to_string()
-    } else if stream.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) || stream.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n") {
+    } else if stream.starts_with(&[0xFF, 0x4F, 0xFF, 0x51])
+        || stream.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n")
+    {
         "the input is JPEG 2000, not baseline JPEG".to_string()
     } else if stream.starts_with(&[0xFF, 0x0A]) || stream.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") {
         "the input is JPEG XL, not baseline JPEG".to_string()
     } else {
         let head: Vec<String> = stream.iter().take(4).map(|b| format!("{b:02X}")).collect();
-        format!("the input does not start with the JPEG start-of-image marker FF D8 (starts with {})", head.join(" "))
+        format!(
+            "the input does not start with the JPEG start-of-image marker FF D8 (starts with {})",
+            head.join(" ")
+        )
     };
     Err(CodecError::corrupt(what))
 }
@@ -150,26 +163,39 @@ pub(crate) fn next_marker(stream: &[u8], mut pos: usize) -> Result<(u8, usize)> 
                 "expected a marker (FF xx) at byte {pos} of the header, found {b:02X}"
             )))
         }
-        None => return Err(CodecError::corrupt(format!("the stream is truncated at byte {pos}, inside the header"))),
+        None => {
+            return Err(CodecError::corrupt(format!(
+                "the stream is truncated at byte {pos}, inside the header"
+            )))
+        }
     }
     while stream.get(pos) == Some(&0xFF) {
         pos += 1;
     }
     match stream.get(pos) {
-        Some(0x00) => Err(CodecError::corrupt(format!("invalid marker FF 00 at byte {}", pos - 1))),
+        Some(0x00) => Err(CodecError::corrupt(format!(
+            "invalid marker FF 00 at byte {}",
+            pos - 1
+        ))),
         Some(&m) => Ok((m, pos + 1)),
-        None => Err(CodecError::corrupt(format!("the stream is truncated at byte {pos}, inside the header"))),
+        None => Err(CodecError::corrupt(format!(
+            "the stream is truncated at byte {pos}, inside the header"
+        ))),
     }
 }
 
 /// The payload of the length-prefixed segment starting at `pos`, and where the next one starts.
 pub(crate) fn segment(stream: &[u8], pos: usize, marker: u8) -> Result<(&[u8], usize)> {
     let len_bytes = stream.get(pos..pos + 2).ok_or_else(|| {
-        CodecError::corrupt(format!("the stream is truncated in the length of marker FF {marker:02X} at byte {pos}"))
+        CodecError::corrupt(format!(
+            "the stream is truncated in the length of marker FF {marker:02X} at byte {pos}"
+        ))
     })?;
     let length = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
     if length < 2 {
-        return Err(CodecError::corrupt(format!("marker FF {marker:02X} at byte {pos} has an invalid length {length}")));
+        return Err(CodecError::corrupt(format!(
+            "marker FF {marker:02X} at byte {pos} has an invalid length {length}"
+        )));
     }
     let end = pos + length;
     if end > stream.len() {
@@ -181,9 +207,15 @@ pub(crate) fn segment(stream: &[u8], pos: usize, marker: u8) -> Result<(&[u8], u
     Ok((&stream[pos + 2..end], end))
 }
 
-fn parse_frame(p: &[u8], process: CodingProcess) -> Result<(CodingProcess, u16, u16, Vec<ComponentSpec>)> {
+fn parse_frame(
+    p: &[u8],
+    process: CodingProcess,
+) -> Result<(CodingProcess, u16, u16, Vec<ComponentSpec>)> {
     if p.len() < 6 {
-        return Err(CodecError::corrupt(format!("the frame header is {} bytes, too short", p.len())));
+        return Err(CodecError::corrupt(format!(
+            "the frame header is {} bytes, too short",
+            p.len()
+        )));
     }
     let precision = p[0];
     let height = u16::from_be_bytes([p[1], p[2]]);
@@ -210,11 +242,18 @@ fn parse_frame(p: &[u8], process: CodingProcess) -> Result<(CodingProcess, u16, 
         return Err(CodecError::corrupt("the frame header gives a width of 0"));
     }
     if height == 0 {
-        return Err(CodecError::unsupported("a frame height of 0 (to be defined by a later DNL marker) is not supported"));
+        return Err(CodecError::unsupported(
+            "a frame height of 0 (to be defined by a later DNL marker) is not supported",
+        ));
     }
     let mut components = Vec::with_capacity(count);
     for c in p[6..].chunks_exact(3) {
-        let spec = ComponentSpec { id: c[0], horizontal: c[1] >> 4, vertical: c[1] & 0x0F, quant_table: c[2] };
+        let spec = ComponentSpec {
+            id: c[0],
+            horizontal: c[1] >> 4,
+            vertical: c[1] & 0x0F,
+            quant_table: c[2],
+        };
         if !(1..=4).contains(&spec.horizontal) || !(1..=4).contains(&spec.vertical) {
             return Err(CodecError::corrupt(format!(
                 "component {} has sampling factors {}×{}; JPEG allows 1 to 4",
@@ -228,7 +267,10 @@ fn parse_frame(p: &[u8], process: CodingProcess) -> Result<(CodingProcess, u16, 
             )));
         }
         if components.iter().any(|o: &ComponentSpec| o.id == spec.id) {
-            return Err(CodecError::corrupt(format!("component id {} appears twice in the frame header", spec.id)));
+            return Err(CodecError::corrupt(format!(
+                "component id {} appears twice in the frame header",
+                spec.id
+            )));
         }
         components.push(spec);
     }

@@ -34,7 +34,9 @@ pub fn rewrite_as_rgb(stream: &[u8]) -> Result<Vec<u8>> {
                 let n = usize::from(*payload.first().ok_or("empty SOS")?);
                 let selectors = payload.get_mut(1..1 + 2 * n).ok_or("short SOS")?;
                 for c in selectors.chunks_exact_mut(2) {
-                    c[0] = *IDS.get(usize::from(c[0])).ok_or("unexpected component id")?;
+                    c[0] = *IDS
+                        .get(usize::from(c[0]))
+                        .ok_or("unexpected component id")?;
                 }
             }
             _ => {}
@@ -45,7 +47,9 @@ pub fn rewrite_as_rgb(stream: &[u8]) -> Result<Vec<u8>> {
 
 /// Drops quantisation table 1, which the encoder writes even for one-component streams.
 pub fn drop_unused_chroma_table(stream: &[u8]) -> Result<Vec<u8>> {
-    rewrite_segments(stream, &[], |marker, payload| Ok(!(marker == DQT && defines_table_1(payload))))
+    rewrite_segments(stream, &[], |marker, payload| {
+        Ok(!(marker == DQT && defines_table_1(payload)))
+    })
 }
 
 /// One table per DQT segment in the encoder's output; is it table 1?
@@ -62,7 +66,11 @@ fn rewrite_segments(
     after_soi: &[u8],
     mut edit: impl FnMut(u8, &mut Vec<u8>) -> std::result::Result<bool, &'static str>,
 ) -> Result<Vec<u8>> {
-    let internal = |what: &str| CodecError::corrupt(format!("internal error rewriting the encoded stream: {what}"));
+    let internal = |what: &str| {
+        CodecError::corrupt(format!(
+            "internal error rewriting the encoded stream: {what}"
+        ))
+    };
     if !stream.starts_with(&[0xFF, SOI]) {
         return Err(internal("no SOI"));
     }
@@ -76,7 +84,8 @@ fn rewrite_segments(
             out.extend_from_slice(&[0xFF, EOI]);
             return Ok(out);
         }
-        let (payload, next) = segment(stream, after, marker).map_err(|_| internal("bad segment"))?;
+        let (payload, next) =
+            segment(stream, after, marker).map_err(|_| internal("bad segment"))?;
         let mut payload = payload.to_vec();
         if edit(marker, &mut payload).map_err(internal)? {
             out.extend_from_slice(&[0xFF, marker]);

@@ -29,7 +29,12 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
     config
         .to_value()
         .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
-        .map_err(|e| js_error(&format!("jpeg: could not return the configuration: {e}"), "InternalError"))
+        .map_err(|e| {
+            js_error(
+                &format!("jpeg: could not return the configuration: {e}"),
+                "InternalError",
+            )
+        })
 }
 
 /// Encodes one chunk: `data` holds the C-order uint8 samples of `shape`.
@@ -54,8 +59,11 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
 }
 
 fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
-    let value: ConfigValue = serde_wasm_bindgen::from_value(config)
-        .map_err(|e| codec_error(CodecError::config(format!("the configuration is not a JSON-like object: {e}"))))?;
+    let value: ConfigValue = serde_wasm_bindgen::from_value(config).map_err(|e| {
+        codec_error(CodecError::config(format!(
+            "the configuration is not a JSON-like object: {e}"
+        )))
+    })?;
     JpegConfig::parse(&value).map_err(codec_error)
 }
 
@@ -106,7 +114,11 @@ fn type_name(value: &JsValue) -> String {
             }
         }
     }
-    value.js_typeof().as_string().map(|t| format!("a {t}")).unwrap_or_else(|| "an unknown value".into())
+    value
+        .js_typeof()
+        .as_string()
+        .map(|t| format!("a {t}"))
+        .unwrap_or_else(|| "an unknown value".into())
 }
 
 fn describe_value(value: &JsValue) -> String {

@@ -75,12 +75,17 @@ fn gray() -> JpegConfig {
 }
 
 fn ycbcr420() -> JpegConfig {
-    config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#)
+    config(
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    )
 }
 
 /// Every configuration the decode fuzz target uses (fuzz/fuzz_targets/common.rs), valid ones only.
 fn all_configs() -> Vec<JpegConfig> {
-    let mut out = vec![gray(), config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#)];
+    let mut out = vec![
+        gray(),
+        config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
+    ];
     for decoded in ["rgb", "ycbcr"] {
         for (h, v) in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1)] {
             let json = format!(
@@ -109,7 +114,13 @@ fn minimal_gray_header(sof: u8, height: u16, width: u16, extra: &[(u8, Vec<u8>)]
 
 /// As [`minimal_gray_header`], with `ac_symbol` as the only AC Huffman symbol (e.g. 0xC0,
 /// an end-of-band run of 2^12 blocks, for progressive AC scans).
-fn minimal_gray_header_ac(sof: u8, height: u16, width: u16, extra: &[(u8, Vec<u8>)], ac_symbol: u8) -> Vec<u8> {
+fn minimal_gray_header_ac(
+    sof: u8,
+    height: u16,
+    width: u16,
+    extra: &[(u8, Vec<u8>)],
+    ac_symbol: u8,
+) -> Vec<u8> {
     let mut s = vec![0xFF, 0xD8];
     let mut dqt = vec![0u8];
     dqt.extend_from_slice(&[1u8; 64]);
@@ -148,7 +159,11 @@ fn decode_every_way(stream: &[u8]) {
             if h * w > 4096 * 4096 {
                 continue;
             }
-            let shape = if config.components() == 1 { vec![h, w] } else { vec![h, w, 3] };
+            let shape = if config.components() == 1 {
+                vec![h, w]
+            } else {
+                vec![h, w, 3]
+            };
             if let Ok(out) = zarr_jpeg::decode(&config, stream, &shape) {
                 assert_eq!(out.len() as u64, shape.iter().product::<u64>());
             }
@@ -177,7 +192,11 @@ fn fuzz_regressions_never_panic() {
         });
         assert!(result.is_ok(), "{} panics", path.display());
         let took = start.elapsed();
-        assert!(took < Duration::from_secs(3), "{}: took {took:?}", path.display());
+        assert!(
+            took < Duration::from_secs(3),
+            "{}: took {took:?}",
+            path.display()
+        );
         count += 1;
     }
     eprintln!("{count} fuzz regression inputs decoded without a panic");
@@ -212,9 +231,18 @@ fn tiny_stream_claiming_65535_squared_is_rejected_before_allocation() {
                 let took = start.elapsed();
                 let err = result.expect_err("a 200-byte 65535×65535 stream must be rejected");
                 assert!(peak < 64 * 1024, "SOF {sof:02X}, shape {shape:?}: {peak} bytes allocated before rejecting ({err})");
-                assert!(took < Duration::from_millis(200), "SOF {sof:02X}, shape {shape:?}: took {took:?}");
-                if shape.len() < 3 && shape[0] == 65535 && shape[1] == 65535 && config.components() == 1 {
-                    eprintln!("SOF {sof:02X} shape {shape:?}: rejected in {took:?}, peak {peak} B: {err}");
+                assert!(
+                    took < Duration::from_millis(200),
+                    "SOF {sof:02X}, shape {shape:?}: took {took:?}"
+                );
+                if shape.len() < 3
+                    && shape[0] == 65535
+                    && shape[1] == 65535
+                    && config.components() == 1
+                {
+                    eprintln!(
+                        "SOF {sof:02X} shape {shape:?}: rejected in {took:?}, peak {peak} B: {err}"
+                    );
                 }
             }
         }
@@ -229,7 +257,8 @@ fn tiny_stream_claiming_a_big_image_is_rejected_by_decode_into() {
     stream.resize(198, 0);
     stream.extend_from_slice(&[0xFF, 0xD9]);
     let mut out = vec![0u8; 2048 * 2048];
-    let (result, peak) = peak_during(|| zarr_jpeg::decode_into(&gray(), &stream, &[2048, 2048], &mut out));
+    let (result, peak) =
+        peak_during(|| zarr_jpeg::decode_into(&gray(), &stream, &[2048, 2048], &mut out));
     assert!(result.is_err());
     assert!(peak < 64 * 1024, "{peak} bytes allocated");
 }
@@ -267,8 +296,18 @@ fn decode_peak_memory_is_a_small_multiple_of_the_chunk() {
     let cases = [
         (gray(), vec![h as u64, w as u64], h * w),
         (ycbcr420(), vec![h as u64, w as u64, 3], h * w * 3),
-        (config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#), vec![h as u64, w as u64, 3], h * w * 3),
-        (config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#), vec![h as u64, w as u64, 3], h * w * 3),
+        (
+            config(
+                r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#,
+            ),
+            vec![h as u64, w as u64, 3],
+            h * w * 3,
+        ),
+        (
+            config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
+            vec![h as u64, w as u64, 3],
+            h * w * 3,
+        ),
     ];
     for (config, shape, size) in cases {
         let stream = zarr_jpeg::encode(&config, &samples[..size], &shape).unwrap();
@@ -278,15 +317,30 @@ fn decode_peak_memory_is_a_small_multiple_of_the_chunk() {
         eprintln!(
             "decode {:?} {}: chunk {size} B, stream {} B, peak heap {peak} B = {factor:.2} × chunk",
             config.encoded_color_space,
-            shape.iter().map(|n| n.to_string()).collect::<Vec<_>>().join("×"),
+            shape
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("×"),
             stream.len()
         );
-        assert!(factor < 4.0, "peak heap {peak} B is {factor:.2} × the chunk");
+        assert!(
+            factor < 4.0,
+            "peak heap {peak} B is {factor:.2} × the chunk"
+        );
     }
     // A progressive stream (the decoder keeps every coefficient): libjpeg-turbo fixture.
-    let stream = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ycc420_progressive_q90_cjpeg_61x47.jpg")).unwrap();
-    let (out, peak) = peak_during(|| zarr_jpeg::decode(&ycbcr420(), &stream, &[47, 61, 3]).unwrap());
-    eprintln!("decode progressive 47×61×3: chunk {} B, peak heap {peak} B", out.len());
+    let stream = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ycc420_progressive_q90_cjpeg_61x47.jpg"
+    ))
+    .unwrap();
+    let (out, peak) =
+        peak_during(|| zarr_jpeg::decode(&ycbcr420(), &stream, &[47, 61, 3]).unwrap());
+    eprintln!(
+        "decode progressive 47×61×3: chunk {} B, peak heap {peak} B",
+        out.len()
+    );
 }
 
 /// Thousands of restart markers (one per 8×8 block of a 1024×1024 image) decode quickly.
@@ -306,7 +360,12 @@ fn thousands_of_restart_markers_finish_quickly() {
     let start = Instant::now();
     let result = zarr_jpeg::decode(&gray(), &stream, &[1024, 1024]);
     let took = start.elapsed();
-    eprintln!("{} restart markers ({} bytes): {:?} in {took:?}", blocks - 1, stream.len(), result.as_ref().map(|v| v.len()));
+    eprintln!(
+        "{} restart markers ({} bytes): {:?} in {took:?}",
+        blocks - 1,
+        stream.len(),
+        result.as_ref().map(|v| v.len())
+    );
     let out = result.unwrap();
     assert!(out.iter().all(|&v| v == 128));
     assert!(took < Duration::from_secs(5), "took {took:?}");
@@ -329,7 +388,11 @@ fn thousands_of_tiny_scans_finish_quickly() {
         let start = Instant::now();
         let result = zarr_jpeg::decode(&gray(), &stream, &[512, 512]);
         let took = start.elapsed();
-        eprintln!("{scans} progressive scans ({} bytes): {:?} in {took:?}", stream.len(), result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+        eprintln!(
+            "{scans} progressive scans ({} bytes): {:?} in {took:?}",
+            stream.len(),
+            result.as_ref().map(|v| v.len()).map_err(|e| e.to_string())
+        );
         assert!(took < Duration::from_secs(5), "took {took:?}");
         if scans < zarr_jpeg::decode::MAX_SCANS {
             assert!(result.unwrap().iter().all(|&v| v == 128));
@@ -347,21 +410,30 @@ fn thousands_of_tiny_scans_finish_quickly() {
     let start = Instant::now();
     let result = zarr_jpeg::decode(&gray(), &stream, &[64, 64]);
     let took = start.elapsed();
-    eprintln!("5000 sequential scans: {:?} in {took:?}", result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+    eprintln!(
+        "5000 sequential scans: {:?} in {took:?}",
+        result.as_ref().map(|v| v.len()).map_err(|e| e.to_string())
+    );
     assert!(took < Duration::from_secs(5), "took {took:?}");
 }
 
 /// Tens of thousands of tiny marker segments before the frame header.
 #[test]
 fn thousands_of_marker_segments_finish_quickly() {
-    let extra: Vec<(u8, Vec<u8>)> = (0..30_000).map(|i| (if i % 2 == 0 { 0xFE } else { 0xE5 }, vec![b'x'])).collect();
+    let extra: Vec<(u8, Vec<u8>)> = (0..30_000)
+        .map(|i| (if i % 2 == 0 { 0xFE } else { 0xE5 }, vec![b'x']))
+        .collect();
     let mut stream = minimal_gray_header(0xC0, 8, 8, &extra);
     sos_gray(&mut stream, 0, 63, 0);
     stream.extend_from_slice(&[0x3F, 0xFF, 0xD9]);
     let start = Instant::now();
     let result = zarr_jpeg::decode(&gray(), &stream, &[8, 8]);
     let took = start.elapsed();
-    eprintln!("30000 segments ({} bytes): {:?} in {took:?}", stream.len(), result.as_ref().map(|v| v.len()).map_err(|e| e.to_string()));
+    eprintln!(
+        "30000 segments ({} bytes): {:?} in {took:?}",
+        stream.len(),
+        result.as_ref().map(|v| v.len()).map_err(|e| e.to_string())
+    );
     assert!(took < Duration::from_secs(5), "took {took:?}");
 }
 
@@ -375,10 +447,25 @@ fn encode_rejects_every_mismatch() {
     let color = ycbcr420();
     let cases: [(&JpegConfig, &[u8], &[u64], ErrorKind); 10] = [
         (&color, &data[..16 * 16], &[16, 16], ErrorKind::InvalidShape),
-        (&color, &data[..16 * 16], &[16, 16, 1], ErrorKind::InvalidShape),
+        (
+            &color,
+            &data[..16 * 16],
+            &[16, 16, 1],
+            ErrorKind::InvalidShape,
+        ),
         (&color, &data, &[16, 16, 4], ErrorKind::InvalidShape),
-        (&color, &data[..16 * 16 * 3 - 1], &[16, 16, 3], ErrorKind::InvalidData),
-        (&color, &data[..16 * 16 * 2], &[16, 16, 3], ErrorKind::InvalidData),
+        (
+            &color,
+            &data[..16 * 16 * 3 - 1],
+            &[16, 16, 3],
+            ErrorKind::InvalidData,
+        ),
+        (
+            &color,
+            &data[..16 * 16 * 2],
+            &[16, 16, 3],
+            ErrorKind::InvalidData,
+        ),
         (&color, &data, &[16, 48], ErrorKind::InvalidShape),
         (&color, &data, &[16 * 16 * 3], ErrorKind::InvalidShape),
         (&color, &data, &[1, 16, 16, 3], ErrorKind::InvalidShape),
@@ -386,8 +473,14 @@ fn encode_rejects_every_mismatch() {
         (&gray_ref(), &data, &[16, 16], ErrorKind::InvalidData),
     ];
     for (config, data, shape, kind) in cases {
-        let err = zarr_jpeg::encode(config, data, shape).expect_err(&format!("{shape:?} with {} bytes", data.len()));
-        assert_eq!(err.kind(), kind, "{shape:?} with {} bytes: {err}", data.len());
+        let err = zarr_jpeg::encode(config, data, shape)
+            .expect_err(&format!("{shape:?} with {} bytes", data.len()));
+        assert_eq!(
+            err.kind(),
+            kind,
+            "{shape:?} with {} bytes: {err}",
+            data.len()
+        );
     }
     let err = zarr_jpeg::encode(&gray(), &data[..0], &[0, 0]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidShape);
@@ -407,8 +500,13 @@ fn every_truncation_of_a_stream_is_an_error_not_grey_fill() {
     let samples: Vec<u8> = (0..48 * 40 * 3).map(|i| ((i * 7) % 251) as u8).collect();
     let stream = zarr_jpeg::encode(&config, &samples, &[48, 40, 3]).unwrap();
     for len in 0..stream.len() {
-        let err = zarr_jpeg::decode(&config, &stream[..len], &[48, 40, 3]).expect_err(&format!("truncated to {len}"));
-        assert_eq!(err.kind(), zarr_jpeg::ErrorKind::CorruptStream, "{len}: {err}");
+        let err = zarr_jpeg::decode(&config, &stream[..len], &[48, 40, 3])
+            .expect_err(&format!("truncated to {len}"));
+        assert_eq!(
+            err.kind(),
+            zarr_jpeg::ErrorKind::CorruptStream,
+            "{len}: {err}"
+        );
     }
     // Zero padding after the end-of-image marker is tolerated.
     let mut padded = stream.clone();

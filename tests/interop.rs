@@ -21,22 +21,58 @@ fn compare(label: &str, ours: &[u8], theirs: &[u8]) {
     let max = max_abs_diff(ours, theirs);
     let mean = mean_abs_diff(ours, theirs);
     println!("{label}: max |ours - libjpeg-turbo| = {max}, mean = {mean:.3}");
-    assert!(max <= MAX_DIFF_VS_LIBJPEG, "{label}: max difference {max} > {MAX_DIFF_VS_LIBJPEG}");
-    assert!(mean <= MEAN_DIFF_VS_LIBJPEG, "{label}: mean difference {mean:.3} > {MEAN_DIFF_VS_LIBJPEG}");
+    assert!(
+        max <= MAX_DIFF_VS_LIBJPEG,
+        "{label}: max difference {max} > {MAX_DIFF_VS_LIBJPEG}"
+    );
+    assert!(
+        mean <= MEAN_DIFF_VS_LIBJPEG,
+        "{label}: mean difference {mean:.3} > {MEAN_DIFF_VS_LIBJPEG}"
+    );
 }
 
 const MODES: &[(&str, &str)] = &[
-    ("ycbcr 4:4:4", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#),
-    ("ycbcr 4:2:2", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 1], [1, 1], [1, 1]]}"#),
-    ("ycbcr 4:4:0", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 2], [1, 1], [1, 1]]}"#),
-    ("ycbcr 4:2:0", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#),
-    ("ycbcr [4,1]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 1], [1, 1], [1, 1]]}"#),
-    ("ycbcr [1,4]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 4], [1, 1], [1, 1]]}"#),
-    ("ycbcr [4,2]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 2], [1, 1], [1, 1]]}"#),
-    ("ycbcr [2,4]", r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 4], [1, 1], [1, 1]]}"#),
+    (
+        "ycbcr 4:4:4",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr 4:2:2",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 1], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr 4:4:0",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 2], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr 4:2:0",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr [4,1]",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 1], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr [1,4]",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 4], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr [4,2]",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[4, 2], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "ycbcr [2,4]",
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 4], [1, 1], [1, 1]]}"#,
+    ),
     ("rgb", r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
-    ("ycbcr q50 4:2:0", r#"{"quality": 50, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#),
-    ("rgb q100", r#"{"quality": 100, "encoded_color_space": "rgb"}"#),
+    (
+        "ycbcr q50 4:2:0",
+        r#"{"quality": 50, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    ),
+    (
+        "rgb q100",
+        r#"{"quality": 100, "encoded_color_space": "rgb"}"#,
+    ),
 ];
 
 #[test]
@@ -47,12 +83,22 @@ fn our_colour_streams_decode_in_libjpeg_turbo_like_ours() {
         let stream = zarr_jpeg::encode(&config, &image.samples, &image.shape()).unwrap();
         let ours = zarr_jpeg::decode(&config, &stream, &image.shape()).unwrap();
         let theirs = djpeg(&stream);
-        assert_eq!((theirs.height, theirs.width, theirs.components), (image.height, image.width, 3), "{label}");
+        assert_eq!(
+            (theirs.height, theirs.width, theirs.components),
+            (image.height, image.width, 3),
+            "{label}"
+        );
         compare(label, &ours, &theirs.samples);
         // Both decoders agree with the original to about the same degree.
-        let (p_ours, p_theirs) = (psnr(&ours, &image.samples), psnr(&theirs.samples, &image.samples));
+        let (p_ours, p_theirs) = (
+            psnr(&ours, &image.samples),
+            psnr(&theirs.samples, &image.samples),
+        );
         println!("{label}: PSNR ours {p_ours:.2} dB, libjpeg-turbo {p_theirs:.2} dB");
-        assert!((p_ours - p_theirs).abs() < 0.5, "{label}: PSNR {p_ours:.2} vs {p_theirs:.2}");
+        assert!(
+            (p_ours - p_theirs).abs() < 0.5,
+            "{label}: PSNR {p_ours:.2} vs {p_theirs:.2}"
+        );
     }
 }
 
@@ -60,7 +106,9 @@ fn our_colour_streams_decode_in_libjpeg_turbo_like_ours() {
 fn our_grayscale_streams_decode_in_libjpeg_turbo_like_ours() {
     let image = cell().tile(131, 257, 300, 300);
     for quality in [50, 90, 100] {
-        let config = config(&format!(r#"{{"quality": {quality}, "encoded_color_space": "grayscale"}}"#));
+        let config = config(&format!(
+            r#"{{"quality": {quality}, "encoded_color_space": "grayscale"}}"#
+        ));
         let stream = zarr_jpeg::encode(&config, &image.samples, &image.shape()).unwrap();
         let ours = zarr_jpeg::decode(&config, &stream, &image.shape()).unwrap();
         let theirs = djpeg(&stream);
@@ -76,9 +124,13 @@ fn ycbcr_passthrough_streams_are_ordinary_ycbcr_jpeg() {
     let rgb = ihc().tile(64, 96, 100, 100);
     let mut ycc = rgb.samples.clone();
     zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut ycc);
-    let pass = config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#);
+    let pass = config(
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    );
     let stream = zarr_jpeg::encode(&pass, &ycc, &rgb.shape()).unwrap();
-    let to_rgb = config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#);
+    let to_rgb = config(
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    );
     let ours = zarr_jpeg::decode(&to_rgb, &stream, &rgb.shape()).unwrap();
     compare("ycbcr passthrough", &ours, &djpeg(&stream).samples);
 }
@@ -109,9 +161,15 @@ fn fixtures() -> Vec<Fixture> {
 /// Streams libjpeg-turbo decodes that this codec rejects by design, with the reason.
 const REJECTED_BY_DESIGN: &[(&str, &str)] = &[
     // zune-jpeg cannot reconstruct a horizontal factor of 3 (see config.rs).
-    ("ycc_y3x1_q90_cjpeg_61x47.jpg", "sampling factors [[3, 1], [1, 1], [1, 1]] are not supported"),
+    (
+        "ycc_y3x1_q90_cjpeg_61x47.jpg",
+        "sampling factors [[3, 1], [1, 1], [1, 1]] are not supported",
+    ),
     // zune-jpeg upsamples relative to the first component; here Cb is finer than Y.
-    ("ycc_cb2x2_q90_cjpeg_61x47.jpg", "a later component is sampled more finely than the first"),
+    (
+        "ycc_cb2x2_q90_cjpeg_61x47.jpg",
+        "a later component is sampled more finely than the first",
+    ),
 ];
 
 #[test]
@@ -134,13 +192,24 @@ fn separate_scan_colour_streams_are_rejected_not_misdecoded() {
             .arg(&ppm)
             .output()
             .expect("cjpeg (libjpeg-turbo-progs) is needed for this test");
-        assert!(out.status.success(), "cjpeg: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "cjpeg: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let stream = out.stdout;
         let header = zarr_jpeg::markers::read_header(&stream).unwrap();
-        assert_eq!((header.first_scan_components, header.process), (1, zarr_jpeg::markers::CodingProcess::Baseline));
+        assert_eq!(
+            (header.first_scan_components, header.process),
+            (1, zarr_jpeg::markers::CodingProcess::Baseline)
+        );
         assert!(psnr(&djpeg(&stream).samples, &image.samples) > 30.0);
-        let err = zarr_jpeg::decode(&config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#), &stream, &image.shape())
-            .unwrap_err();
+        let err = zarr_jpeg::decode(
+            &config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
+            &stream,
+            &image.shape(),
+        )
+        .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::UnsupportedStream);
         assert!(err.to_string().contains("separate scans"), "{err}");
     }
@@ -156,9 +225,15 @@ fn libjpeg_turbo_fixtures_decode_like_libjpeg_turbo() {
         }
         let stream = std::fs::read(repo_path(&format!("tests/fixtures/{}", f.file))).unwrap();
         let (json, shape) = if f.components == 1 {
-            (r#"{"quality": 90, "encoded_color_space": "grayscale"}"#, vec![f.height, f.width])
+            (
+                r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+                vec![f.height, f.width],
+            )
         } else {
-            (r#"{"quality": 90, "encoded_color_space": "rgb"}"#, vec![f.height, f.width, 3])
+            (
+                r#"{"quality": 90, "encoded_color_space": "rgb"}"#,
+                vec![f.height, f.width, 3],
+            )
         };
         let result = zarr_jpeg::decode(&config(json), &stream, &shape);
         if let Some((_, reason)) = REJECTED_BY_DESIGN.iter().find(|(name, _)| *name == f.file) {
@@ -178,11 +253,17 @@ fn libjpeg_turbo_fixtures_decode_like_libjpeg_turbo() {
 fn unsupported_fixtures_are_rejected_naming_the_feature() {
     let mut checked = 0;
     for f in fixtures() {
-        let Some(feature) = f.expect.get("reject").and_then(|v| v.as_str()) else { continue };
+        let Some(feature) = f.expect.get("reject").and_then(|v| v.as_str()) else {
+            continue;
+        };
         let stream = std::fs::read(repo_path(&format!("tests/fixtures/{}", f.file))).unwrap();
         let shape = vec![f.height, f.width, 3];
-        let err = zarr_jpeg::decode(&config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#), &stream, &shape)
-            .expect_err(&f.file);
+        let err = zarr_jpeg::decode(
+            &config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
+            &stream,
+            &shape,
+        )
+        .expect_err(&f.file);
         let message = err.to_string();
         let named = match feature {
             "arithmetic coding" => "arithmetic coding",
@@ -190,7 +271,12 @@ fn unsupported_fixtures_are_rejected_naming_the_feature() {
             "lossless (predictive) JPEG" => "lossless JPEG",
             other => panic!("no expectation for {other}"),
         };
-        assert_eq!(err.kind(), ErrorKind::UnsupportedStream, "{}: {message}", f.file);
+        assert_eq!(
+            err.kind(),
+            ErrorKind::UnsupportedStream,
+            "{}: {message}",
+            f.file
+        );
         assert!(message.contains(named), "{}: {message}", f.file);
         checked += 1;
     }

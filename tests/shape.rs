@@ -14,13 +14,34 @@ fn rejects(shape: &[u64], expected: &str) {
 
 #[test]
 fn two_d_and_h_w_1_are_one_component() {
-    assert_eq!(ChunkLayout::from_shape(&[4, 5]).unwrap(), ChunkLayout { height: 4, width: 5, components: 1 });
-    assert_eq!(ChunkLayout::from_shape(&[4, 5, 1]).unwrap(), ChunkLayout { height: 4, width: 5, components: 1 });
+    assert_eq!(
+        ChunkLayout::from_shape(&[4, 5]).unwrap(),
+        ChunkLayout {
+            height: 4,
+            width: 5,
+            components: 1
+        }
+    );
+    assert_eq!(
+        ChunkLayout::from_shape(&[4, 5, 1]).unwrap(),
+        ChunkLayout {
+            height: 4,
+            width: 5,
+            components: 1
+        }
+    );
 }
 
 #[test]
 fn h_w_3_is_three_components() {
-    assert_eq!(ChunkLayout::from_shape(&[4, 5, 3]).unwrap(), ChunkLayout { height: 4, width: 5, components: 3 });
+    assert_eq!(
+        ChunkLayout::from_shape(&[4, 5, 3]).unwrap(),
+        ChunkLayout {
+            height: 4,
+            width: 5,
+            components: 3
+        }
+    );
 }
 
 #[test]
@@ -70,7 +91,10 @@ fn data_length_must_be_the_product_of_the_shape() {
     layout.check_data_len(60).unwrap();
     let err = layout.check_data_len(59).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidData);
-    assert!(err.to_string().contains("59 bytes") && err.to_string().contains("60"), "{err}");
+    assert!(
+        err.to_string().contains("59 bytes") && err.to_string().contains("60"),
+        "{err}"
+    );
     let gray = config(r#"{"quality": 90, "encoded_color_space": "grayscale"}"#);
     let err = zarr_jpeg::encode(&gray, &[0; 19], &[4, 5]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidData);

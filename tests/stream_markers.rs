@@ -27,10 +27,16 @@ fn segments(stream: &[u8]) -> Vec<Segment> {
             return out;
         }
         let len = usize::from(u16::from_be_bytes([stream[pos + 2], stream[pos + 3]]));
-        out.push(Segment { marker, payload: stream[pos + 4..pos + 2 + len].to_vec() });
+        out.push(Segment {
+            marker,
+            payload: stream[pos + 4..pos + 2 + len].to_vec(),
+        });
         pos += 2 + len;
         if marker == 0xDA {
-            while !(stream[pos] == 0xFF && stream[pos + 1] != 0 && !(0xD0..=0xD7).contains(&stream[pos + 1])) {
+            while !(stream[pos] == 0xFF
+                && stream[pos + 1] != 0
+                && !(0xD0..=0xD7).contains(&stream[pos + 1]))
+            {
                 pos += 1;
             }
         }
@@ -50,7 +56,10 @@ fn frame(segs: &[Segment]) -> Vec<(u8, u8, u8, u8)> {
     assert_eq!(sof.len(), 1, "exactly one baseline SOF0");
     let p = &sof[0].payload;
     assert_eq!(p[0], 8, "8-bit precision");
-    p[6..].chunks(3).map(|c| (c[0], c[1] >> 4, c[1] & 15, c[2])).collect()
+    p[6..]
+        .chunks(3)
+        .map(|c| (c[0], c[1] >> 4, c[1] & 15, c[2]))
+        .collect()
 }
 
 fn is_jfif(s: &Segment) -> bool {
@@ -58,7 +67,9 @@ fn is_jfif(s: &Segment) -> bool {
 }
 
 fn adobe_transform(segs: &[Segment]) -> Option<u8> {
-    segs.iter().find(|s| s.marker == 0xEE && s.payload.starts_with(b"Adobe")).map(|s| s.payload[11])
+    segs.iter()
+        .find(|s| s.marker == 0xEE && s.payload.starts_with(b"Adobe"))
+        .map(|s| s.payload[11])
 }
 
 /// The quantisation tables defined, by id.
@@ -82,9 +93,20 @@ fn encode(json: &str, image: &Image) -> Vec<u8> {
 #[test]
 fn ycbcr_streams_are_jfif_with_the_configured_sampling() {
     let image = ihc().tile(40, 56, 0, 0);
-    for (h, v) in [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4), (4, 2), (2, 4)] {
+    for (h, v) in [
+        (1, 1),
+        (2, 1),
+        (1, 2),
+        (2, 2),
+        (4, 1),
+        (1, 4),
+        (4, 2),
+        (2, 4),
+    ] {
         let segs = segments(&encode(
-            &format!(r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#),
+            &format!(
+                r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#
+            ),
             &image,
         ));
         assert!(segs.iter().any(is_jfif), "JFIF APP0");
@@ -92,8 +114,15 @@ fn ycbcr_streams_are_jfif_with_the_configured_sampling() {
         let comps = frame(&segs);
         assert_eq!(comps.len(), 3);
         assert_eq!((comps[0].1, comps[0].2), (h, v), "luma sampling");
-        assert_eq!((comps[1].1, comps[1].2, comps[2].1, comps[2].2), (1, 1, 1, 1), "chroma sampling");
-        assert_ne!(comps[0].3, comps[1].3, "luma and chroma use different tables");
+        assert_eq!(
+            (comps[1].1, comps[1].2, comps[2].1, comps[2].2),
+            (1, 1, 1, 1),
+            "chroma sampling"
+        );
+        assert_ne!(
+            comps[0].3, comps[1].3,
+            "luma and chroma use different tables"
+        );
         let scans = of(&segs, 0xDA);
         assert_eq!(scans.len(), 1, "one interleaved scan");
         assert_eq!(scans[0].payload[0], 3);
@@ -104,23 +133,48 @@ fn ycbcr_streams_are_jfif_with_the_configured_sampling() {
 fn rgb_streams_carry_adobe_transform_0_rgb_ids_and_one_table() {
     let image = ihc().tile(40, 56, 0, 0);
     for quality in [50, 90, 100] {
-        let segs = segments(&encode(&format!(r#"{{"quality": {quality}, "encoded_color_space": "rgb"}}"#), &image));
+        let segs = segments(&encode(
+            &format!(r#"{{"quality": {quality}, "encoded_color_space": "rgb"}}"#),
+            &image,
+        ));
         assert!(!segs.iter().any(is_jfif), "no JFIF APP0");
-        assert_eq!(adobe_transform(&segs), Some(0), "Adobe APP14 with transform 0");
+        assert_eq!(
+            adobe_transform(&segs),
+            Some(0),
+            "Adobe APP14 with transform 0"
+        );
         let adobe = segs.iter().find(|s| s.marker == 0xEE).unwrap();
-        assert_eq!(adobe.payload.len(), 12, "APP14 Adobe is 12 bytes of payload, as libjpeg writes it");
+        assert_eq!(
+            adobe.payload.len(),
+            12,
+            "APP14 Adobe is 12 bytes of payload, as libjpeg writes it"
+        );
         let comps = frame(&segs);
         let ids: Vec<u8> = comps.iter().map(|c| c.0).collect();
         assert_eq!(ids, b"RGB".to_vec(), "component ids 'R','G','B'");
-        assert!(comps.iter().all(|c| (c.1, c.2, c.3) == (1, 1, 0)), "1×1 sampling, table 0: {comps:?}");
+        assert!(
+            comps.iter().all(|c| (c.1, c.2, c.3) == (1, 1, 0)),
+            "1×1 sampling, table 0: {comps:?}"
+        );
         let tables = quant_tables(&segs);
         assert_eq!(tables.len(), 1, "one quantisation table");
         // libjpeg's scaling of the Annex K luminance table (IJG quality formula).
-        let scale = if quality < 50 { 5000 / quality } else { 200 - 2 * quality };
+        let scale = if quality < 50 {
+            5000 / quality
+        } else {
+            200 - 2 * quality
+        };
         let dc = ((16 * scale + 50) / 100).clamp(1, 255) as u8;
         assert_eq!(tables[0].1[0], dc, "DC entry of the q{quality} table");
         let scans = of(&segs, 0xDA);
-        let selectors: Vec<u8> = scans.iter().flat_map(|s| s.payload[1..1 + 2 * s.payload[0] as usize].chunks(2).map(|c| c[0])).collect();
+        let selectors: Vec<u8> = scans
+            .iter()
+            .flat_map(|s| {
+                s.payload[1..1 + 2 * s.payload[0] as usize]
+                    .chunks(2)
+                    .map(|c| c[0])
+            })
+            .collect();
         assert_eq!(selectors, b"RGB".to_vec(), "scan selectors follow the ids");
     }
 }
@@ -129,7 +183,12 @@ fn rgb_streams_carry_adobe_transform_0_rgb_ids_and_one_table() {
 fn rgb_streams_store_samples_without_colour_transform() {
     // A pure red image stays pure red in the stored components: libjpeg-turbo decodes
     // it without an inverse YCbCr transform.
-    let mut red = Image { height: 16, width: 16, components: 3, samples: vec![0; 16 * 16 * 3] };
+    let mut red = Image {
+        height: 16,
+        width: 16,
+        components: 3,
+        samples: vec![0; 16 * 16 * 3],
+    };
     red.samples.chunks_mut(3).for_each(|p| p[0] = 200);
     let stream = encode(r#"{"quality": 95, "encoded_color_space": "rgb"}"#, &red);
     let theirs = djpeg(&stream);
@@ -139,7 +198,10 @@ fn rgb_streams_store_samples_without_colour_transform() {
 #[test]
 fn grayscale_streams_have_one_component_and_jfif() {
     let image = cell().tile(24, 40, 0, 0);
-    let segs = segments(&encode(r#"{"quality": 90, "encoded_color_space": "grayscale"}"#, &image));
+    let segs = segments(&encode(
+        r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+        &image,
+    ));
     assert!(segs.iter().any(is_jfif));
     assert_eq!(frame(&segs), vec![(frame(&segs)[0].0, 1, 1, 0)]);
     assert_eq!(quant_tables(&segs).len(), 1);
@@ -148,8 +210,14 @@ fn grayscale_streams_have_one_component_and_jfif() {
 #[test]
 fn quality_100_gives_unit_tables_and_quality_1_the_coarsest() {
     let image = cell().tile(16, 16, 0, 0);
-    let fine = segments(&encode(r#"{"quality": 100, "encoded_color_space": "grayscale"}"#, &image));
+    let fine = segments(&encode(
+        r#"{"quality": 100, "encoded_color_space": "grayscale"}"#,
+        &image,
+    ));
     assert!(quant_tables(&fine)[0].1.iter().all(|&q| q == 1));
-    let coarse = segments(&encode(r#"{"quality": 1, "encoded_color_space": "grayscale"}"#, &image));
+    let coarse = segments(&encode(
+        r#"{"quality": 1, "encoded_color_space": "grayscale"}"#,
+        &image,
+    ));
     assert!(quant_tables(&coarse)[0].1.iter().all(|&q| q == 255));
 }

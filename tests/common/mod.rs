@@ -25,7 +25,11 @@ impl Image {
         if self.components == 1 {
             vec![self.height as u64, self.width as u64]
         } else {
-            vec![self.height as u64, self.width as u64, self.components as u64]
+            vec![
+                self.height as u64,
+                self.width as u64,
+                self.components as u64,
+            ]
         }
     }
 
@@ -41,7 +45,12 @@ impl Image {
                 samples.extend_from_slice(&self.samples[at..at + c]);
             }
         }
-        Image { height, width, components: c, samples }
+        Image {
+            height,
+            width,
+            components: c,
+            samples,
+        }
     }
 }
 
@@ -59,10 +68,20 @@ pub fn load_png(rel: &str) -> Image {
         png::ColorType::Grayscale => (1, buf),
         png::ColorType::GrayscaleAlpha => (1, buf.chunks_exact(2).map(|p| p[0]).collect()),
         png::ColorType::Rgb => (3, buf),
-        png::ColorType::Rgba => (3, buf.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect()),
+        png::ColorType::Rgba => (
+            3,
+            buf.chunks_exact(4)
+                .flat_map(|p| [p[0], p[1], p[2]])
+                .collect(),
+        ),
         other => panic!("{rel}: unexpected PNG colour type {other:?}"),
     };
-    Image { height, width, components, samples }
+    Image {
+        height,
+        width,
+        components,
+        samples,
+    }
 }
 
 /// The colour sample image (scikit-image's ihc.png, 512×512 RGB).
@@ -97,7 +116,11 @@ pub fn djpeg(stream: &[u8]) -> Image {
         .output()
         .expect("djpeg (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup`");
     std::fs::remove_file(&input).ok();
-    assert!(output.status.success(), "djpeg failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "djpeg failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     parse_pnm(&output.stdout)
 }
 
@@ -133,7 +156,12 @@ pub fn parse_pnm(bytes: &[u8]) -> Image {
     let width: usize = fields[1].parse().unwrap();
     let height: usize = fields[2].parse().unwrap();
     let samples = bytes[pos..pos + width * height * components].to_vec();
-    Image { height, width, components, samples }
+    Image {
+        height,
+        width,
+        components,
+        samples,
+    }
 }
 
 pub fn read_pnm_file(rel: &str) -> Image {
@@ -142,18 +170,31 @@ pub fn read_pnm_file(rel: &str) -> Image {
 
 pub fn max_abs_diff(a: &[u8], b: &[u8]) -> u8 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max().unwrap_or(0)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.abs_diff(*y))
+        .max()
+        .unwrap_or(0)
 }
 
 pub fn mean_abs_diff(a: &[u8], b: &[u8]) -> f64 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| f64::from(x.abs_diff(*y))).sum::<f64>() / a.len() as f64
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(x.abs_diff(*y)))
+        .sum::<f64>()
+        / a.len() as f64
 }
 
 /// Peak signal-to-noise ratio in dB (infinite for identical inputs).
 pub fn psnr(a: &[u8], b: &[u8]) -> f64 {
     assert_eq!(a.len(), b.len());
-    let mse = a.iter().zip(b).map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2)).sum::<f64>() / a.len() as f64;
+    let mse = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (f64::from(*x) - f64::from(*y)).powi(2))
+        .sum::<f64>()
+        / a.len() as f64;
     if mse == 0.0 {
         f64::INFINITY
     } else {

@@ -12,7 +12,10 @@ fn json(text: &str) -> JsValue {
 }
 
 fn shape(dims: &[u32]) -> JsValue {
-    dims.iter().map(|&d| JsValue::from(d)).collect::<Array>().into()
+    dims.iter()
+        .map(|&d| JsValue::from(d))
+        .collect::<Array>()
+        .into()
 }
 
 fn samples(len: usize) -> Uint8Array {
@@ -56,11 +59,18 @@ fn spec_examples_round_trip_through_js_values() {
 
 #[wasm_bindgen_test]
 fn validate_config_returns_the_normalised_object() {
-    let normalised = validate_config(json(r#"{"quality": 80, "encoded_color_space": "rgb"}"#)).unwrap();
+    let normalised =
+        validate_config(json(r#"{"quality": 80, "encoded_color_space": "rgb"}"#)).unwrap();
     let get = |k: &str| Reflect::get(&normalised, &JsValue::from_str(k)).unwrap();
     assert_eq!(get("quality").as_f64(), Some(80.0));
-    assert_eq!(get("encoded_color_space").as_string().as_deref(), Some("rgb"));
-    assert_eq!(get("decoded_color_space").as_string().as_deref(), Some("rgb"));
+    assert_eq!(
+        get("encoded_color_space").as_string().as_deref(),
+        Some("rgb")
+    );
+    assert_eq!(
+        get("decoded_color_space").as_string().as_deref(),
+        Some("rgb")
+    );
     assert!(get("subsampling").is_undefined());
     assert!(normalised.is_instance_of::<Object>());
     let ycc = validate_config(json(SPEC_EXAMPLES[0])).unwrap();
@@ -71,11 +81,28 @@ fn validate_config_returns_the_normalised_object() {
 
 #[wasm_bindgen_test]
 fn configuration_errors_name_the_field() {
-    error_message(validate_config(json(r#"{"quality": 0, "encoded_color_space": "rgb"}"#)), "quality must be an integer from 1 to 100, got 0");
-    error_message(validate_config(json(r#"{"quality": "90", "encoded_color_space": "rgb"}"#)), "got \"90\" (a string)");
-    error_message(validate_config(json(r#"{"quality": 90, "encoded_color_space": "ycbcr"}"#)), "subsampling is required");
-    error_message(validate_config(json(r#"{"quality": 90, "encoded_color_space": "rgb", "level": 3}"#)), "unknown member \"level\"");
-    error_message(validate_config(JsValue::from_str("jpeg")), "must be an object");
+    error_message(
+        validate_config(json(r#"{"quality": 0, "encoded_color_space": "rgb"}"#)),
+        "quality must be an integer from 1 to 100, got 0",
+    );
+    error_message(
+        validate_config(json(r#"{"quality": "90", "encoded_color_space": "rgb"}"#)),
+        "got \"90\" (a string)",
+    );
+    error_message(
+        validate_config(json(r#"{"quality": 90, "encoded_color_space": "ycbcr"}"#)),
+        "subsampling is required",
+    );
+    error_message(
+        validate_config(json(
+            r#"{"quality": 90, "encoded_color_space": "rgb", "level": 3}"#,
+        )),
+        "unknown member \"level\"",
+    );
+    error_message(
+        validate_config(JsValue::from_str("jpeg")),
+        "must be an object",
+    );
     error_message(validate_config(JsValue::UNDEFINED), "must be an object");
 }
 
@@ -90,10 +117,22 @@ fn errors_carry_a_kind() {
 fn data_must_be_a_uint8array_of_the_right_length() {
     let cfg = SPEC_EXAMPLES[1];
     let wrong_type = Uint16Array::new_with_length(48 * 40);
-    error_message(encode(json(cfg), wrong_type.into(), shape(&[48, 40])), "data must be a Uint8Array, got a Uint16Array");
-    error_message(encode(json(cfg), JsValue::from_str("pixels"), shape(&[48, 40])), "data must be a Uint8Array");
-    error_message(encode(json(cfg), samples(48 * 40 - 1).into(), shape(&[48, 40])), "holds 1919 bytes but the chunk shape needs 1920");
-    error_message(decode(json(cfg), JsValue::NULL, shape(&[48, 40])), "the encoded chunk must be a Uint8Array, got null");
+    error_message(
+        encode(json(cfg), wrong_type.into(), shape(&[48, 40])),
+        "data must be a Uint8Array, got a Uint16Array",
+    );
+    error_message(
+        encode(json(cfg), JsValue::from_str("pixels"), shape(&[48, 40])),
+        "data must be a Uint8Array",
+    );
+    error_message(
+        encode(json(cfg), samples(48 * 40 - 1).into(), shape(&[48, 40])),
+        "holds 1919 bytes but the chunk shape needs 1920",
+    );
+    error_message(
+        decode(json(cfg), JsValue::NULL, shape(&[48, 40])),
+        "the encoded chunk must be a Uint8Array, got null",
+    );
 }
 
 #[wasm_bindgen_test]
@@ -101,9 +140,18 @@ fn shapes_are_checked() {
     let cfg = json(SPEC_EXAMPLES[1]);
     let data: JsValue = samples(100).into();
     error_message(encode(cfg.clone(), data.clone(), shape(&[100])), "1-D");
-    error_message(encode(cfg.clone(), data.clone(), json("[10, 2.5]")), "shape[1] must be a non-negative integer, got 2.5");
-    error_message(encode(cfg.clone(), data.clone(), json("[10, -10]")), "shape[1] must be a non-negative integer");
-    error_message(encode(cfg.clone(), data.clone(), JsValue::from_str("10x10")), "must be an array of integers");
+    error_message(
+        encode(cfg.clone(), data.clone(), json("[10, 2.5]")),
+        "shape[1] must be a non-negative integer, got 2.5",
+    );
+    error_message(
+        encode(cfg.clone(), data.clone(), json("[10, -10]")),
+        "shape[1] must be a non-negative integer",
+    );
+    error_message(
+        encode(cfg.clone(), data.clone(), JsValue::from_str("10x10")),
+        "must be an array of integers",
+    );
     error_message(encode(cfg, data, shape(&[10, 10, 3])), "stores 1");
 }
 
@@ -119,9 +167,19 @@ fn corrupt_streams_are_errors_and_the_module_keeps_working() {
             assert!(e.is_instance_of::<js_sys::Error>());
         }
         // The input is never modified.
-        assert_eq!(bytes.to_vec(), good.slice(0, (i * 7) % good.length()).to_vec());
+        assert_eq!(
+            bytes.to_vec(),
+            good.slice(0, (i * 7) % good.length()).to_vec()
+        );
     }
-    error_message(decode(json(cfg), Uint8Array::new_with_length(0).into(), shape(&[32, 32, 3])), "empty");
+    error_message(
+        decode(
+            json(cfg),
+            Uint8Array::new_with_length(0).into(),
+            shape(&[32, 32, 3]),
+        ),
+        "empty",
+    );
     let png = Uint8Array::from(&b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"[..]);
     error_message(decode(json(cfg), png.into(), shape(&[32, 32, 3])), "PNG");
     // Still works after hundreds of errors.
@@ -133,6 +191,12 @@ fn corrupt_streams_are_errors_and_the_module_keeps_working() {
 fn chunks_larger_than_wasm_memory_are_rejected_not_wrapped() {
     // 65535 × 65535 × 3 overflows a 32-bit usize: it must be an error, never a wrapped size.
     let cfg = json(SPEC_EXAMPLES[3]);
-    error_message(encode(cfg.clone(), samples(16).into(), shape(&[65535, 65535, 3])), "more than this platform can address");
-    error_message(decode(cfg, samples(16).into(), shape(&[65535, 65535, 3])), "more than this platform can address");
+    error_message(
+        encode(cfg.clone(), samples(16).into(), shape(&[65535, 65535, 3])),
+        "more than this platform can address",
+    );
+    error_message(
+        decode(cfg, samples(16).into(), shape(&[65535, 65535, 3])),
+        "more than this platform can address",
+    );
 }
