@@ -50,6 +50,7 @@ const modules = [
 
 function buildModule({ name, targetDir, features }) {
   const list = features.filter(Boolean).join(",");
+  seedTargetDir(targetDir);
   run(cargoBin("cargo"), [
     "build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features",
     ...(list ? ["--features", list] : []),
@@ -105,6 +106,20 @@ console.log(
   `built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
     modules.map((m) => `${m.name}.wasm ${(m.raw / 1024).toFixed(1)} KiB (${(m.gzip / 1024).toFixed(1)} KiB gzip -9)`).join(", "),
 );
+
+/**
+ * A new target dir starts from the main one's compiled dependencies (host build scripts
+ * and wasm crates are the same), so a fresh machine compiles them once, not twice.
+ */
+function seedTargetDir(targetDir) {
+  if (targetDir === "target" || fs.existsSync(path.join(root, targetDir))) return;
+  for (const sub of ["release", "wasm32-unknown-unknown/release"]) {
+    const from = path.join(root, "target", sub);
+    if (fs.existsSync(from)) {
+      fs.cpSync(from, path.join(root, targetDir, sub), { recursive: true, preserveTimestamps: true });
+    }
+  }
+}
 
 function copyTree(from, to) {
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
