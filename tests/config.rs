@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::config_value;
+use common::{config_value, BASELINE_SCHEMES};
 use zarr_jpeg::config::DEFAULT_QUALITY;
 use zarr_jpeg::{DecodedColorSpace, EncodedColorSpace, ErrorKind, JpegConfig, SamplingFactor};
 
@@ -220,16 +220,7 @@ fn every_allowed_factor_is_supported_or_rejected_by_name() {
                 r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#
             );
             let result = JpegConfig::parse(&config_value(&json));
-            let supported = [
-                (1, 1),
-                (2, 1),
-                (1, 2),
-                (2, 2),
-                (4, 1),
-                (1, 4),
-                (4, 2),
-                (2, 4),
-            ];
+            let supported = BASELINE_SCHEMES;
             if !supported.contains(&(h, v)) {
                 let message = result.expect_err(&json).to_string();
                 if h * v + 2 > 10 {

@@ -98,16 +98,7 @@ fn config_with_rgb_output() -> zarr_jpeg::JpegConfig {
 #[test]
 fn every_supported_scheme_round_trips() {
     let image = ihc().tile(96, 160, 40, 40);
-    for (h, v) in [
-        (1, 1),
-        (2, 1),
-        (1, 2),
-        (2, 2),
-        (4, 1),
-        (1, 4),
-        (4, 2),
-        (2, 4),
-    ] {
+    for (h, v) in BASELINE_SCHEMES {
         let json = format!(
             r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#
         );

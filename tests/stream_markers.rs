@@ -93,16 +93,7 @@ fn encode(json: &str, image: &Image) -> Vec<u8> {
 #[test]
 fn ycbcr_streams_are_jfif_with_the_configured_sampling() {
     let image = ihc().tile(40, 56, 0, 0);
-    for (h, v) in [
-        (1, 1),
-        (2, 1),
-        (1, 2),
-        (2, 2),
-        (4, 1),
-        (1, 4),
-        (4, 2),
-        (2, 4),
-    ] {
+    for (h, v) in BASELINE_SCHEMES {
         let segs = segments(&encode(
             &format!(
                 r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]}}"#

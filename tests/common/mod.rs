@@ -7,6 +7,20 @@ use std::process::Command;
 
 use zarr_jpeg::{ConfigValue, JpegConfig};
 
+/// The luma sampling factors of every scheme a baseline JPEG can carry (chroma [1, 1]):
+/// what the codec must encode and decode. Written out here, independent of
+/// `zarr_jpeg::config::SUPPORTED_LUMA_FACTORS`, so the tests state the expectation.
+pub const BASELINE_SCHEMES: [(u8, u8); 8] = [
+    (1, 1),
+    (2, 1),
+    (1, 2),
+    (2, 2),
+    (4, 1),
+    (1, 4),
+    (4, 2),
+    (2, 4),
+];
+
 pub fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
