@@ -97,6 +97,7 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
             0xC9..=0xCF => return Err(CodecError::unsupported("arithmetic coding is not supported; only Huffman-coded JPEG")),
             0xC8 => return Err(CodecError::unsupported("the reserved JPG extension marker (FF C8) is not supported")),
             APP0 if payload.starts_with(b"JFIF\0") => jfif = true,
+            APP14 if payload.starts_with(b"Adobe") && frame.is_some() => return Err(late_adobe_marker()),
             APP14 if payload.len() >= 12 && payload.starts_with(b"Adobe") => {
                 adobe_transform = Some(payload[11]);
             }
@@ -107,12 +108,76 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
                 let first_scan_components = *payload
                     .first()
                     .ok_or_else(|| CodecError::corrupt("the start-of-scan header is empty"))?;
+                check_after_first_scan(stream, next)?;
                 return Ok(StreamHeader { process, height, width, components, jfif, adobe_transform, first_scan_components });
             }
             _ => {}
         }
         pos = next;
     }
+}
+
+/// zune-jpeg 0.5.15 re-reads the colour space from an Adobe marker wherever it appears,
+/// and after the frame header that contradicts the component count it set up (a
+/// one-component progressive stream then panics at mcu_prog.rs:102, upstream issue
+/// #409). Encoders write APP14 before SOF, so one after it is refused.
+fn late_adobe_marker() -> CodecError {
+    CodecError::unsupported(
+        "an Adobe APP14 marker after the frame header (SOF) is not supported; encoders write it before",
+    )
+}
+
+/// Walks the markers between and after the scans (skipping entropy-coded data) for
+/// what the decoder would mishandle: a late Adobe marker, a second frame header, or a
+/// start-of-image marker. A missing end is left to `check_complete`.
+fn check_after_first_scan(stream: &[u8], mut pos: usize) -> Result<()> {
+    loop {
+        pos = entropy_coded_end(stream, pos);
+        if pos + 1 >= stream.len() {
+            return Ok(());
+        }
+        let (marker, after_marker) = next_marker(stream, pos)?;
+        match marker {
+            EOI => return Ok(()),
+            0x01 | 0xD0..=0xD7 => {
+                pos = after_marker;
+                continue;
+            }
+            SOI => {
+                return Err(CodecError::corrupt(format!(
+                    "a start-of-image marker (FF D8) inside the image data at byte {pos}"
+                )))
+            }
+            0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => {
+                return Err(CodecError::corrupt(format!(
+                    "a second frame header (FF {marker:02X}) at byte {pos}"
+                )))
+            }
+            _ => {}
+        }
+        let (payload, next) = segment(stream, after_marker, marker)?;
+        if marker == APP14 && payload.starts_with(b"Adobe") {
+            return Err(late_adobe_marker());
+        }
+        pos = next;
+    }
+}
+
+/// The offset of the first marker after entropy-coded data starting at `pos`
+/// (stuffed FF 00 bytes and restart markers belong to the data).
+pub(crate) fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
+    while let Some(offset) = stream
+        .get(pos..)
+        .and_then(|rest| rest.iter().position(|&b| b == 0xFF))
+    {
+        let at = pos + offset;
+        match stream.get(at + 1) {
+            None => return stream.len(),
+            Some(0x00 | 0xD0..=0xD7 | 0xFF) => pos = at + 1,
+            Some(_) => return at,
+        }
+    }
+    stream.len()
 }
 
 /// A complete stream ends with the end-of-image marker (trailing zero padding aside).

@@ -3,7 +3,7 @@
 //! never use. Entropy-coded data is copied unchanged.
 
 use crate::error::{CodecError, Result};
-use crate::markers::{next_marker, segment, APP0, APP14, EOI, SOI, SOS};
+use crate::markers::{entropy_coded_end, next_marker, segment, APP0, APP14, EOI, SOI, SOS};
 
 const DQT: u8 = 0xDB;
 
@@ -99,19 +99,4 @@ fn rewrite_segments(
             pos = end;
         }
     }
-}
-
-/// The offset of the first marker after entropy-coded data starting at `pos`
-/// (stuffed FF 00 bytes and restart markers belong to the data).
-fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
-    while pos + 1 < stream.len() {
-        if stream[pos] == 0xFF {
-            let next = stream[pos + 1];
-            if next != 0x00 && !(0xD0..=0xD7).contains(&next) && next != 0xFF {
-                return pos;
-            }
-        }
-        pos += 1;
-    }
-    stream.len()
 }

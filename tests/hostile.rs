@@ -513,3 +513,74 @@ fn every_truncation_of_a_stream_is_an_error_not_grey_fill() {
     padded.extend_from_slice(&[0; 16]);
     assert!(zarr_jpeg::decode(&config, &padded, &[48, 40, 3]).is_ok());
 }
+
+/// Inserts `segment` before the `nth` start-of-scan marker (0 = the first).
+fn insert_before_scan(stream: &[u8], nth: usize, segment: &[u8]) -> Vec<u8> {
+    let mut seen = 0;
+    let mut at = None;
+    for i in 0..stream.len() - 1 {
+        if stream[i] == 0xFF && stream[i + 1] == 0xDA {
+            if seen == nth {
+                at = Some(i);
+                break;
+            }
+            seen += 1;
+        }
+    }
+    let at = at.expect("scan not found");
+    [&stream[..at], segment, &stream[at..]].concat()
+}
+
+#[test]
+fn adobe_marker_after_the_frame_header_is_refused_not_a_panic() {
+    // zune-jpeg 0.5.15 re-reads the colour space from an APP14 wherever it appears: a
+    // one-component progressive stream with an Adobe transform 2 after its SOF panicked at
+    // mcu_prog.rs:102 (upstream issue #409), a trap in wasm. Streams are libjpeg-turbo's.
+    let cases: &[(&str, Vec<u64>, &str)] = &[
+        (
+            "gray_progressive_q90_cjpeg_61x47.jpg",
+            vec![47, 61],
+            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+        ),
+        (
+            "gray_q90_pil_61x47.jpg",
+            vec![47, 61],
+            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+        ),
+        (
+            "ycc420_progressive_q90_cjpeg_61x47.jpg",
+            vec![47, 61, 3],
+            r#"{"quality": 90, "encoded_color_space": "rgb"}"#,
+        ),
+    ];
+    for (file, shape, json) in cases {
+        let stream = std::fs::read(format!(
+            "{}/tests/fixtures/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let config = zarr_jpeg::JpegConfig::parse(&serde_json::from_str(json).unwrap()).unwrap();
+        assert!(
+            zarr_jpeg::decode(&config, &stream, shape).is_ok(),
+            "{file} decodes as written"
+        );
+        let scans = stream.windows(2).filter(|w| *w == [0xFF, 0xDA]).count();
+        for transform in [0u8, 1, 2] {
+            let app14 = [
+                0xFF, 0xEE, 0x00, 0x0E, b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, transform,
+            ];
+            for nth in [0, scans - 1] {
+                let hostile = insert_before_scan(&stream, nth, &app14);
+                let result =
+                    std::panic::catch_unwind(|| zarr_jpeg::decode(&config, &hostile, shape));
+                let err = result
+                    .unwrap_or_else(|_| {
+                        panic!("{file}: APP14 transform {transform} before scan {nth} panicked")
+                    })
+                    .expect_err(&format!("{file}: APP14 before scan {nth}"));
+                assert_eq!(err.kind(), zarr_jpeg::ErrorKind::UnsupportedStream, "{err}");
+                assert!(err.to_string().contains("after the frame header"), "{err}");
+            }
+        }
+    }
+}
