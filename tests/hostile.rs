@@ -584,3 +584,138 @@ fn adobe_marker_after_the_frame_header_is_refused_not_a_panic() {
         }
     }
 }
+
+fn repo_path(rel: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn config_from(json: &str) -> zarr_jpeg::JpegConfig {
+    zarr_jpeg::JpegConfig::parse(&serde_json::from_str(json).unwrap()).unwrap()
+}
+
+#[test]
+fn structured_marker_insertions_never_panic() {
+    // Byte-level fuzzing missed the late-APP14 panic above; this inserts well-formed but
+    // misplaced or contradictory segments (DNL, DRI, DQT, DHT, APP0, COM, EXP, a short
+    // APP14, a copy of the frame header) before every scan and before EOI of every
+    // libjpeg-turbo fixture. Each decode returns the chunk's length or an error.
+    let manifest: Vec<serde_json::Value> = serde_json::from_str(
+        &std::fs::read_to_string(repo_path("tests/fixtures/manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let segs: Vec<(&str, Vec<u8>)> = vec![
+        ("DNL 0", vec![0xFF, 0xDC, 0, 4, 0, 0]),
+        ("DNL 1", vec![0xFF, 0xDC, 0, 4, 0, 1]),
+        ("DNL ffff", vec![0xFF, 0xDC, 0, 4, 0xFF, 0xFF]),
+        ("DRI 1", vec![0xFF, 0xDD, 0, 4, 0, 1]),
+        ("DRI 0", vec![0xFF, 0xDD, 0, 4, 0, 0]),
+        ("DRI ffff", vec![0xFF, 0xDD, 0, 4, 0xFF, 0xFF]),
+        ("DQT 16bit", {
+            let mut v = vec![0xFF, 0xDB, 0, 131, 0x10];
+            v.extend(std::iter::repeat_n(0u8, 128));
+            v
+        }),
+        ("DQT zeros", {
+            let mut v = vec![0xFF, 0xDB, 0, 67, 0x00];
+            v.extend(std::iter::repeat_n(0u8, 64));
+            v
+        }),
+        ("DQT t3", {
+            let mut v = vec![0xFF, 0xDB, 0, 67, 0x03];
+            v.extend(std::iter::repeat_n(1u8, 64));
+            v
+        }),
+        ("DHT empty dc0", {
+            let mut v = vec![0xFF, 0xC4, 0, 19, 0x00];
+            v.extend(std::iter::repeat_n(0u8, 16));
+            v
+        }),
+        ("DHT empty ac0", {
+            let mut v = vec![0xFF, 0xC4, 0, 19, 0x10];
+            v.extend(std::iter::repeat_n(0u8, 16));
+            v
+        }),
+        ("DHT one code", {
+            let mut v = vec![0xFF, 0xC4, 0, 20, 0x10, 1];
+            v.extend(std::iter::repeat_n(0u8, 15));
+            v.push(0xF0);
+            v
+        }),
+        (
+            "APP0 JFIF",
+            vec![
+                0xFF, 0xE0, 0, 16, b'J', b'F', b'I', b'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0,
+            ],
+        ),
+        ("COM", vec![0xFF, 0xFE, 0, 5, b'h', b'i', b'!']),
+        ("EXP", vec![0xFF, 0xDF, 0, 3, 0x11]),
+        (
+            "APP14 short",
+            vec![0xFF, 0xEE, 0, 7, b'A', b'd', b'o', b'b', b'e'],
+        ),
+    ];
+    let mut panics = 0;
+    let mut total = 0;
+    for f in &manifest {
+        if f["expect"] != serde_json::json!("decode") {
+            continue;
+        }
+        let file = f["file"].as_str().unwrap();
+        let s = std::fs::read(repo_path(&format!("tests/fixtures/{file}"))).unwrap();
+        let (h, w, c) = (
+            f["height"].as_u64().unwrap(),
+            f["width"].as_u64().unwrap(),
+            f["components"].as_u64().unwrap(),
+        );
+        let (json, shape) = if c == 1 {
+            (
+                r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+                vec![h, w],
+            )
+        } else {
+            (
+                r#"{"quality": 90, "encoded_color_space": "rgb"}"#,
+                vec![h, w, 3],
+            )
+        };
+        let cfg = config_from(json);
+        let mut positions: Vec<usize> = s
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| *w == [0xFF, 0xDA])
+            .map(|(i, _)| i)
+            .collect();
+        positions.push(s.len() - 2);
+        // Also: a copy of the frame header before the first scan.
+        let sof = s
+            .windows(2)
+            .position(|w| w[0] == 0xFF && (0xC0..=0xC2).contains(&w[1]))
+            .unwrap();
+        let sof_len = u16::from_be_bytes([s[sof + 2], s[sof + 3]]) as usize;
+        let mut all = segs.clone();
+        all.push(("SOF copy", s[sof..sof + 2 + sof_len].to_vec()));
+        for (name, seg) in &all {
+            for &p in &positions {
+                let t = [&s[..p], seg.as_slice(), &s[p..]].concat();
+                total += 1;
+                match std::panic::catch_unwind(|| zarr_jpeg::decode(&cfg, &t, &shape)) {
+                    Err(_) => {
+                        panics += 1;
+                        println!("PANIC {file}: {name} at {p}");
+                    }
+                    Ok(Ok(out)) => assert_eq!(
+                        out.len() as u64,
+                        shape.iter().product::<u64>(),
+                        "{file}: {name} at {p}"
+                    ),
+                    Ok(Err(_)) => {}
+                }
+            }
+        }
+    }
+    println!("{panics} panics in {total} cases");
+    assert_eq!(
+        panics, 0,
+        "{panics} of {total} structured insertions panicked"
+    );
+}
