@@ -719,3 +719,89 @@ fn structured_marker_insertions_never_panic() {
         "{panics} of {total} structured insertions panicked"
     );
 }
+
+#[test]
+fn header_byte_mutations_never_panic() {
+    // Every byte of every scan header (component selectors, table selectors, spectral
+    // selection, successive approximation) and the first bytes of SOF, DHT, DQT and DRI
+    // segments, set to edge values, in progressive, baseline and restart-interval streams
+    // from libjpeg-turbo: where zune-jpeg's progressive decoder is known to panic
+    // (upstream issues #262, #409). 14,400 cases.
+    let files = [
+        (
+            "gray_progressive_q90_cjpeg_61x47.jpg",
+            vec![47u64, 61],
+            true,
+        ),
+        (
+            "ycc420_progressive_q90_cjpeg_61x47.jpg",
+            vec![47, 61, 3],
+            false,
+        ),
+        (
+            "ycc420_progressive_q90_pil_61x47.jpg",
+            vec![47, 61, 3],
+            false,
+        ),
+        ("ycc420_q90_pil_61x47.jpg", vec![47, 61, 3], false),
+        (
+            "ycc420_restart1row_q90_cjpeg_61x47.jpg",
+            vec![47, 61, 3],
+            false,
+        ),
+    ];
+    let values = [
+        0u8, 1, 2, 3, 4, 5, 13, 14, 15, 16, 17, 0x10, 0x11, 0x22, 0x33, 0x44, 62, 63, 64, 0x7F,
+        0x80, 0xF0, 0xFF, b'R', b'G',
+    ];
+    let (mut panics, mut total) = (0, 0);
+    for (file, shape, gray) in files {
+        let s = std::fs::read(repo_path(&format!("tests/fixtures/{file}"))).unwrap();
+        let cfg = config_from(if gray {
+            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#
+        } else {
+            r#"{"quality": 90, "encoded_color_space": "rgb"}"#
+        });
+        let soss: Vec<usize> = s
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| *w == [0xFF, 0xDA])
+            .map(|(i, _)| i)
+            .collect();
+        for &p in &soss {
+            let len = u16::from_be_bytes([s[p + 2], s[p + 3]]) as usize;
+            for off in 4..2 + len {
+                for &v in &values {
+                    let mut t = s.clone();
+                    t[p + off] = v;
+                    total += 1;
+                    if std::panic::catch_unwind(|| zarr_jpeg::decode(&cfg, &t, &shape)).is_err() {
+                        panics += 1;
+                        println!("PANIC {file} sos@{p} byte {off} = {v:#04x}");
+                    }
+                }
+            }
+        }
+        // Also DHT and DQT header bytes and the SOF component bytes.
+        for (i, w) in s.windows(2).enumerate() {
+            if w[0] == 0xFF
+                && (w[1] == 0xC0 || w[1] == 0xC2 || w[1] == 0xC4 || w[1] == 0xDB || w[1] == 0xDD)
+            {
+                for off in 4..12.min(s.len() - i) {
+                    for &v in &values {
+                        let mut t = s.clone();
+                        t[i + off] = v;
+                        total += 1;
+                        if std::panic::catch_unwind(|| zarr_jpeg::decode(&cfg, &t, &shape)).is_err()
+                        {
+                            panics += 1;
+                            println!("PANIC {file} marker {:02X}@{i} byte {off} = {v:#04x}", w[1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{panics} panics in {total} cases");
+    assert_eq!(panics, 0, "{panics} of {total} header mutations panicked");
+}
