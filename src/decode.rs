@@ -30,9 +30,9 @@ pub enum StoredColorSpace {
 /// Decodes `stream` into a new buffer of the chunk's C-order samples.
 pub fn decode(config: &JpegConfig, stream: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
     let layout = ChunkLayout::for_config(shape, config)?;
-    let header = check_stream(stream, &layout)?;
+    let (header, stored) = check_stream(stream, &layout)?;
     let mut out = vec![0u8; layout.sample_count()];
-    decode_checked(config, stream, &layout, &header, &mut out)?;
+    decode_checked(config, stream, &layout, &header, stored, &mut out)?;
     Ok(out)
 }
 
@@ -51,12 +51,16 @@ pub fn decode_into(
             layout.sample_count()
         )));
     }
-    let header = check_stream(stream, &layout)?;
-    decode_checked(config, stream, &layout, &header, out)
+    let (header, stored) = check_stream(stream, &layout)?;
+    decode_checked(config, stream, &layout, &header, stored, out)
 }
 
-/// Reads the header and checks it against the chunk before anything large is allocated.
-pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader> {
+/// Reads the header and checks it against the chunk before anything large is allocated;
+/// returns it with the stored colour space its markers give.
+pub fn check_stream(
+    stream: &[u8],
+    layout: &ChunkLayout,
+) -> Result<(StreamHeader, StoredColorSpace)> {
     let header = markers::read_header(stream)?;
     markers::check_complete(stream)?;
     if header.width != layout.width || header.height != layout.height {
@@ -78,6 +82,7 @@ pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader>
         )));
     }
     check_sampling(&header)?;
+    let stored = stored_color_space(&header)?;
     // Every 8×8 block of the first component (which has the largest sampling factors,
     // so covers the whole image) costs at least one bit of entropy-coded data, its DC
     // code. A shorter stream cannot hold the image it claims (zune-jpeg would pad it
@@ -94,7 +99,7 @@ pub fn check_stream(stream: &[u8], layout: &ChunkLayout) -> Result<StreamHeader>
             blocks.div_ceil(8)
         )));
     }
-    Ok(header)
+    Ok((header, stored))
 }
 
 fn decode_checked(
@@ -102,9 +107,9 @@ fn decode_checked(
     stream: &[u8],
     layout: &ChunkLayout,
     header: &StreamHeader,
+    stored: StoredColorSpace,
     out: &mut [u8],
 ) -> Result<()> {
-    let stored = stored_color_space(header)?;
     // zune-jpeg decides by itself that a stream is RGB when it has an Adobe transform 0
     // or component ids 'R','G','B' (libjpeg lets JFIF win). Ask it for the samples as it
     // sees them, then convert here wherever its view and the stream's markers differ.
