@@ -115,9 +115,14 @@ async function inflate(base64) {
         "WebAssembly module (current browsers and Node 18+ have it)",
     );
   }
+  const inflated = new Blob([base64ToBytes(base64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(inflated).arrayBuffer());
+}
+
+/** Base64 text → bytes (the inlined modules; imagecodecs' JPEG tables in zarrita.js). */
+export function base64ToBytes(base64) {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  const inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(inflated).arrayBuffer());
+  return bytes;
 }

@@ -1,6 +1,6 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
-import { init, initDecoder, encode, decode, validateConfig } from "./loader.js";
+import { init, initDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 
@@ -82,8 +82,7 @@ function base64Bytes(value, field) {
   if (typeof value !== "string") {
     throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a base64 string`);
   }
-  const binary = atob(value);
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  return base64ToBytes(value);
 }
 
 function concat(parts) {
