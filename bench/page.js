@@ -8,6 +8,7 @@
 // each candidate returns natively (RGBA for the browser paths and jsquash), copied out of
 // wasm memory where the API hands back a view (cornerstone), as any real caller must.
 import * as ours from "zarr-jpeg-under-test"; // bench/run.mjs resolves this to its snapshot of dist/
+import * as oursScalar from "zarr-jpeg-scalar-under-test"; // a copy of it, loaded as the scalar fallback
 import libjpegturbowasm from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
 import jsqDecode, { init as jsqDecInit } from "@jsquash/jpeg/decode.js";
 import jsqEncode, { init as jsqEncInit } from "@jsquash/jpeg/encode.js";
@@ -35,6 +36,8 @@ async function compile(url) {
 
 async function setup() {
   await ours.init();
+  await oursScalar.init({ simd: false });
+  if (ours.usesSimd() !== true || oursScalar.usesSimd() !== false) throw new Error("ours: expected the SIMD module and, beside it, the scalar one");
   cs = await libjpegturbowasm({ locateFile: () => CS_WASM });
   csDecoder = new cs.JPEGDecoder();
   csEncoder = new cs.JPEGEncoder();
@@ -137,6 +140,7 @@ function candidates(spec, raw, jpeg) {
 
   const decode = {
     ours: { run: () => ours.decode(config, jpeg, shape), channels },
+    "ours (scalar)": { run: () => oursScalar.decode(config, jpeg, shape), channels },
     cornerstone: {
       run: () => {
         csDecoder.getEncodedBuffer(jpeg.length).set(jpeg);
@@ -175,6 +179,7 @@ function candidates(spec, raw, jpeg) {
 
   const encode = {
     ours: { run: () => ours.encode(config, raw, shape) },
+    "ours (scalar)": { run: () => oursScalar.encode(config, raw, shape) },
     cornerstone:
       mode === "rgb"
         ? { unsupported: "the TurboJPEG API cannot write an RGB-colour-space (Adobe transform 0) JPEG" }

@@ -34,6 +34,7 @@ const workDir = path.join(here, "results", ".runs", `${process.pid}-${Date.now()
 const workUrl = "/" + path.relative(root, workDir).split(path.sep).join("/");
 // dist/ is shared with builds in progress: the run measures a private copy taken at the start.
 const distDir = path.join(workDir, "dist");
+const scalarDistDir = path.join(workDir, "dist-scalar");
 
 async function snapshotDist() {
   const src = path.join(root, "dist");
@@ -44,6 +45,10 @@ async function snapshotDist() {
       }
       fs.rmSync(distDir, { recursive: true, force: true });
       fs.cpSync(src, distDir, { recursive: true });
+      // A second copy is a second module graph, so the page can load the scalar fallback
+      // beside the SIMD module ("ours (scalar)").
+      fs.rmSync(scalarDistDir, { recursive: true, force: true });
+      fs.cpSync(distDir, scalarDistDir, { recursive: true });
       // a build may have been rewriting files mid-copy: check the copy loads
       const probe = fs.readFileSync(path.join(distDir, "index.js"), "utf8");
       if (!probe.includes("export")) throw new Error("dist/index.js empty");
@@ -68,9 +73,10 @@ const sizes = quick ? [256] : [2048, 512, 256];
 const rdQualities = quick ? [50, 70, 90] : [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
 const rdSize = quick ? 512 : 2048;
 
-const DECODERS = ["ours", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
+const DECODERS = ["ours", "ours (scalar)", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
 const ENCODERS = [
   "ours",
+  "ours (scalar)",
   "cornerstone",
   "jsquash (defaults)",
   "jsquash (baseline)",
@@ -209,9 +215,11 @@ async function main() {
   for (const c of cases) {
     const r = (a, b) => (a?.mps && b?.mps ? Number((a.mps / b.mps).toFixed(3)) : null);
     c.ratios = {
+      decodeSimdGain: r(c.decode.ours, c.decode["ours (scalar)"]),
       decodeVsCornerstone: r(c.decode.ours, c.decode.cornerstone),
       decodeVsImageDecoder: r(c.decode.ours, c.decode.ImageDecoder),
       decodeVsTjbench: r(c.decode.ours, c.decode.tjbench),
+      encodeSimdGain: r(c.encode.ours, c.encode["ours (scalar)"]),
       encodeVsCornerstone: r(c.encode.ours, c.encode.cornerstone),
       encodeVsTjbench: r(c.encode.ours, c.encode.tjbench),
     };
@@ -301,11 +309,13 @@ function nativeCeiling(c) {
   }
 }
 
-// page.js imports "zarr-jpeg-under-test": the snapshot of dist/.
+// page.js imports "zarr-jpeg-under-test" (the snapshot of dist/) and
+// "zarr-jpeg-scalar-under-test" (a copy of it, loaded with `simd: false`).
 const underTest = {
   name: "under-test",
   setup(b) {
     b.onResolve({ filter: /^zarr-jpeg-under-test$/ }, () => ({ path: path.join(distDir, "index.js") }));
+    b.onResolve({ filter: /^zarr-jpeg-scalar-under-test$/ }, () => ({ path: path.join(scalarDistDir, "index.js") }));
   },
 };
 
@@ -349,22 +359,23 @@ async function payloadSizes() {
     }
   };
   for (const f of fs.readdirSync(path.join(distDir, "wasm")).filter((f) => f.endsWith(".wasm")).sort()) {
-    await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", "wasm", path.join(distDir, "wasm", f));
+    const what = f.includes("_scalar_") ? "wasm (scalar fallback)" : "wasm (SIMD)";
+    await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", what, path.join(distDir, "wasm", f));
   }
   const idx = JSON.stringify(path.join(distDir, "index.js"));
   await add("ours", "decode", "as shipped, reader (register / initDecoder; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
     stdin: `export { initDecoder, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_bg\.wasm-/,
+    skip: /^zarr_jpeg_bg\.wasm-|_scalar_bg\.wasm-/, // the scalar fallback: only engines without SIMD fetch it
     external: ["zarrita", "@zarrita/*", "numcodecs"], // the viewer's own (peer dependency)
   });
   await add("ours", "encode+decode", "as shipped, writer (init; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
     stdin: `export { init, encode, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_decoder_bg\.wasm-/,
+    skip: /^zarr_jpeg_decoder_bg\.wasm-|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });
-  await add("ours", "encode+decode", "as shipped, bundled without code splitting (both modules inlined)", path.join(distDir, "index.js"), {
+  await add("ours", "encode+decode", "as shipped, bundled without code splitting (all four modules inlined: SIMD and scalar codec and decoder)", path.join(distDir, "index.js"), {
     stdin: `export { init, initDecoder, encode, decode, validateConfig } from ${idx};`,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });

@@ -34,12 +34,26 @@ export type JpegErrorKind =
  * Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig.
  * `module`: an already compiled module to instantiate instead (what the decode pool hands its workers).
  */
-export function init(options?: { module?: WebAssembly.Module }): Promise<void>;
+export function init(options?: InitOptions): Promise<void>;
 /**
  * Loads only the decoder (decode, validateConfig): a smaller download for viewers; idempotent.
  * `module`: an already compiled decoder module to instantiate instead.
  */
-export function initDecoder(options?: { module?: WebAssembly.Module }): Promise<void>;
+export function initDecoder(options?: InitOptions): Promise<void>;
+export interface InitOptions {
+  /** An already compiled module to instantiate instead of the inlined one. */
+  module?: WebAssembly.Module;
+  /**
+   * Which variant: false = the scalar module, true = the wasm SIMD one (an Error where the
+   * engine lacks SIMD); by default SIMD wherever the engine supports it. With `module`, says
+   * which variant that module is. The first init()/initDecoder() call's options decide.
+   */
+  simd?: boolean;
+}
+/** True if this engine supports WebAssembly SIMD (simd128). */
+export function simdSupported(): boolean;
+/** Whether the loaded module (the whole codec's, else the decoder's) is the SIMD variant; undefined before loading. */
+export function usesSimd(): boolean | undefined;
 /** The compiled whole-codec module once init() has finished (structured-cloneable to workers). */
 export function compiledWasmModule(): WebAssembly.Module | undefined;
 /** The compiled decoder module once initDecoder() has finished (structured-cloneable to workers). */

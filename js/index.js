@@ -1,4 +1,15 @@
 // The package's public face: re-exports only.
-export { init, initDecoder, isReady, encode, decode, validateConfig, compiledWasmModule, compiledDecoderModule } from "./loader.js";
+export {
+  init,
+  initDecoder,
+  isReady,
+  encode,
+  decode,
+  validateConfig,
+  compiledWasmModule,
+  compiledDecoderModule,
+  simdSupported,
+  usesSimd,
+} from "./loader.js";
 export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";

@@ -4,22 +4,57 @@
 // viewers load first; `register()` and the worker pool use it and load the encoder only
 // when something is first encoded. If an instance ever traps (a Rust panic or an
 // out-of-memory abort), the call throws an Error and that instance is replaced by a fresh
-// one, so later calls work.
+// one, so later calls work. Each module comes with wasm SIMD (simd128) and as a scalar
+// fallback; the SIMD one is used wherever the engine validates SIMD code (every current
+// browser and Node 16.4+), and the fallback is a separate chunk only engines without it
+// fetch.
 import initCodecGlue, * as codecGlue from "./wasm/zarr_jpeg.js";
 import initDecoderGlue, * as decoderGlue from "./wasm/zarr_jpeg_decoder.js";
 
 /** One WebAssembly module: its glue, where its bytes come from, and its state. */
-function moduleRecord(name, initGlue, glue, payload) {
-  return { name, initGlue, glue, payload, compiled: undefined, loading: undefined, ready: false };
+function moduleRecord(name, initGlue, glue, payloads) {
+  return { name, initGlue, glue, payloads, compiled: undefined, simd: undefined, loading: undefined, ready: false };
 }
 
-const codec = moduleRecord("codec", initCodecGlue, codecGlue, () => import("./wasm/zarr_jpeg_bg.wasm.js"));
-const decoder = moduleRecord("decoder", initDecoderGlue, decoderGlue, () => import("./wasm/zarr_jpeg_decoder_bg.wasm.js"));
+// Literal import() calls, one per file, so bundlers see and split each of them.
+const codec = moduleRecord("codec", initCodecGlue, codecGlue, {
+  simd: () => import("./wasm/zarr_jpeg_bg.wasm.js"),
+  scalar: () => import("./wasm/zarr_jpeg_scalar_bg.wasm.js"),
+});
+const decoder = moduleRecord("decoder", initDecoderGlue, decoderGlue, {
+  simd: () => import("./wasm/zarr_jpeg_decoder_bg.wasm.js"),
+  scalar: () => import("./wasm/zarr_jpeg_decoder_scalar_bg.wasm.js"),
+});
 
-function load(record, module) {
+// i32.const 0; i8x16.splat; i8x16.popcnt: validates only where wasm SIMD is supported
+// (the probe of the wasm-feature-detect package).
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+/** True if this engine runs WebAssembly SIMD (simd128), so the SIMD modules are used. */
+export function simdSupported() {
+  return WebAssembly.validate(SIMD_PROBE);
+}
+
+function load(record, { module, simd } = {}) {
+  if (simd !== undefined && typeof simd !== "boolean") {
+    throw new TypeError(`zarr-jpeg: init option \`simd\` must be true, false or undefined (automatic), not ${String(simd)}`);
+  }
   record.loading ??= (async () => {
-    record.compiled =
-      module instanceof WebAssembly.Module ? module : await WebAssembly.compile(await inflate((await record.payload()).default));
+    if (module instanceof WebAssembly.Module) {
+      // A module handed over (the pool's workers): `simd` says which variant it is, if known.
+      record.simd = simd;
+      record.compiled = module;
+    } else {
+      const useSimd = simd ?? simdSupported();
+      if (useSimd && !simdSupported()) {
+        throw new Error("zarr-jpeg: `simd: true` was asked for, but this engine does not support WebAssembly SIMD");
+      }
+      const payload = await (useSimd ? record.payloads.simd : record.payloads.scalar)();
+      record.compiled = await WebAssembly.compile(await inflate(payload.default));
+      record.simd = useSimd;
+    }
     await record.initGlue({ module_or_path: record.compiled });
     record.ready = true;
   })().catch((error) => {
@@ -31,18 +66,34 @@ function load(record, module) {
 
 /**
  * Loads the whole codec (encode, decode, validateConfig). Idempotent: later calls return
- * the same promise. `module`: an already compiled module to instantiate instead.
+ * the same promise (the first call's options decide). `module`: an already compiled module
+ * to instantiate instead. `simd`: false forces the scalar module, true requires SIMD;
+ * by default SIMD is used where the engine supports it.
  */
-export function init({ module } = {}) {
-  return load(codec, module);
+export function init({ module, simd } = {}) {
+  return load(codec, { module, simd });
 }
 
 /**
  * Loads only the decoder (decode, validateConfig): a smaller download for viewers.
- * Idempotent. `module`: an already compiled decoder module (what the pool hands workers).
+ * Idempotent. `module`: an already compiled decoder module (what the pool hands workers);
+ * `simd` as for init().
  */
-export function initDecoder({ module } = {}) {
-  return load(decoder, module);
+export function initDecoder({ module, simd } = {}) {
+  return load(decoder, { module, simd });
+}
+
+/**
+ * Whether the loaded module uses wasm SIMD: the whole codec's if loaded, else the
+ * decoder's; undefined before loading (or for a handed-over module of unknown variant).
+ */
+export function usesSimd() {
+  return codec.ready ? codec.simd : decoder.ready ? decoder.simd : undefined;
+}
+
+/** Whether the compiled decoder module (compiledDecoderModule()) is the SIMD variant. */
+export function decoderUsesSimd() {
+  return decoder.simd;
 }
 
 /** True once `init()` has finished (encode is available). */

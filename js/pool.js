@@ -2,7 +2,7 @@
 // to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
 // shard); decoded samples come back transferred. Where workers cannot start (no Worker,
 // a blocked or missing worker script), decoding falls back to the calling thread.
-import { initDecoder, decode, compiledDecoderModule } from "./loader.js";
+import { initDecoder, decode, compiledDecoderModule, decoderUsesSimd } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
@@ -139,9 +139,10 @@ export class DecodePool {
       worker.on("error", fail);
       worker.on("exit", fail);
       try {
-        worker.post({ module: compiledDecoderModule() });
+        worker.post({ module: compiledDecoderModule(), simd: decoderUsesSimd() });
       } catch {
-        worker.post({}); // the module could not be cloned here: the worker compiles its own
+        // The module could not be cloned here: the worker compiles its own, of the same variant.
+        worker.post({ simd: decoderUsesSimd() });
       }
     });
   }

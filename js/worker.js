@@ -23,11 +23,12 @@ async function connect() {
 const port = await connect();
 let started = null;
 
-// The first message carries the pool's compiled WebAssembly module (or nothing, where it
-// could not be cloned: the worker then compiles its own); later ones are decode jobs.
+// The first message carries the pool's compiled WebAssembly module and whether it is the
+// SIMD variant (or no module, where it could not be cloned: the worker then compiles its
+// own); later ones are decode jobs.
 port.listen(async (message) => {
   if (!started) {
-    started = initDecoder({ module: message.module }).then(
+    started = initDecoder({ module: message.module, simd: message.simd }).then(
       () => port.post({ ready: true }),
       (error) => port.post({ ready: false, error: { message: String(error?.message ?? error) } }),
     );

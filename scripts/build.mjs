@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Builds the npm package into dist/: for the full codec and the decode-only module,
-// release wasm → wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's:
-// see TOOLCHAIN.md) → the wasm inlined as base64 of its gzip form in a JS module (no
-// bundler or server configuration needed); then the js/ sources.
+// Builds the npm package into dist/: for the full codec and the decode-only module, each
+// with wasm SIMD (simd128) and as a scalar fallback for engines without it: release wasm →
+// wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's: see TOOLCHAIN.md)
+// → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
+// configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
+//
+//   node scripts/build.mjs [--features a,b] [--variants simd,scalar]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +34,11 @@ function cargoBin(name) {
 // `--features a,b` is passed to cargo for both modules (tests use `test-trap`).
 const featuresArg = process.argv.indexOf("--features");
 const extraFeatures = featuresArg > 0 ? process.argv[featuresArg + 1] : "";
+// `--variants simd` skips the scalar fallback (a scratch build for one test); the package
+// always ships both.
+const variantsArg = process.argv.indexOf("--variants");
+const variants = variantsArg > 0 ? process.argv[variantsArg + 1].split(",") : ["simd", "scalar"];
+for (const v of variants) if (v !== "simd" && v !== "scalar") throw new Error(`--variants: unknown variant ${v}`);
 
 const started = Date.now();
 fs.rmSync(staging, { recursive: true, force: true });
@@ -41,60 +49,121 @@ if (!fs.existsSync(wasmOpt)) {
 }
 
 // The whole codec (init()), and the decode-only module viewers load first
-// (initDecoder(); register() and the worker pool), each in its own target dir so both
-// stay cached.
-const modules = [
-  buildModule({ name: crate, targetDir: "target", features: ["encoder", extraFeatures] }),
-  buildModule({ name: `${crate}_decoder`, targetDir: "target/decoder", features: [extraFeatures] }),
-];
+// (initDecoder(); register() and the worker pool); each with SIMD and scalar, each in its
+// own target dir so all stay cached. The scalar builds use the target dirs `cargo test`
+// uses for wasm too.
+const modules = [];
+for (const variant of variants) {
+  const simd = variant === "simd";
+  modules.push(
+    buildModule({ name: crate, variant, targetDir: simd ? "target/simd" : "target", features: ["encoder", extraFeatures] }),
+    buildModule({ name: `${crate}_decoder`, variant, targetDir: simd ? "target/simd-decoder" : "target/decoder", features: [extraFeatures] }),
+  );
+}
 
-function buildModule({ name, targetDir, features }) {
+/**
+ * Builds one module. Both variants share the glue (`<name>.js`, written from the first
+ * variant built; the build fails if the other's would differ); the payloads are
+ * `<name>_bg.wasm.js` (SIMD) and `<name>_scalar_bg.wasm.js`.
+ */
+function buildModule({ name, variant, targetDir, features }) {
+  const simd = variant === "simd";
   const list = features.filter(Boolean).join(",");
   seedTargetDir(targetDir);
+  const rustflags = [process.env.RUSTFLAGS, simd ? "-C target-feature=+simd128" : ""].filter(Boolean).join(" ");
   run(cargoBin("cargo"), [
     "build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features",
     ...(list ? ["--features", list] : []),
-  ], { env: { ...process.env, CARGO_TARGET_DIR: path.join(root, targetDir) } });
+  ], { env: { ...process.env, CARGO_TARGET_DIR: path.join(root, targetDir), RUSTFLAGS: rustflags } });
+  // The same out-name for both variants: it is also the wasm's import module name, which
+  // the shared glue refers to.
+  const outDir = path.join(staging, `.bindgen-${variant}`);
   run(cargoBin("wasm-bindgen"), [
     "--target", "web",
-    "--out-dir", wasmOut,
+    "--out-dir", outDir,
     "--out-name", name,
     "--no-typescript",
     path.join(root, targetDir, "wasm32-unknown-unknown/release", `${crate}.wasm`),
   ]);
-  const wasmFile = path.join(wasmOut, `${name}_bg.wasm`);
-  run(wasmOpt, ["-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types", "--enable-multivalue", wasmFile, "-o", wasmFile]);
+  const wasmFile = path.join(outDir, `${name}_bg.wasm`);
+  run(wasmOpt, [
+    "-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+    "--enable-reference-types", "--enable-multivalue", ...(simd ? ["--enable-simd"] : []),
+    wasmFile, "-o", wasmFile,
+  ]);
+  const wasmBytes = fs.readFileSync(wasmFile);
+  // A scalar module with SIMD in it would not load where the fallback is needed.
+  if (usedFeatures(wasmBytes).includes("simd128") !== simd) {
+    throw new Error(`${name} (${variant}): target features ${usedFeatures(wasmBytes).join(", ")} do not match the variant`);
+  }
+  const payloadName = simd ? `${name}_bg.wasm.js` : `${name}_scalar_bg.wasm.js`;
+  writePayload(payloadName, wasmBytes);
+  fs.copyFileSync(wasmFile, path.join(wasmOut, payloadName.replace(/\.js$/, "")));
+  writeGlue(name, path.join(outDir, `${name}.js`));
+  return { name: payloadName.replace(/\.js$/, ""), raw: wasmBytes.length, gzip: zlib.gzipSync(wasmBytes, { level: 9 }).length };
+}
 
+/** The glue, patched for js/loader.js; or, when already written, a check that it is the same. */
+function writeGlue(name, builtGlue) {
   // Let the loader discard a trapped instance and instantiate afresh (see js/loader.js).
-  const gluePath = path.join(wasmOut, `${name}.js`);
-  const glue = fs.readFileSync(gluePath, "utf8");
+  const glue = fs.readFileSync(builtGlue, "utf8");
   const defaultUrl = `module_or_path = new URL('${name}_bg.wasm', import.meta.url);`;
   if (!/^let [\w, ]*\bwasm;$/m.test(glue) || !glue.includes(defaultUrl)) {
-    throw new Error(`unexpected wasm-bindgen glue in ${gluePath}: the loader patches below need updating`);
+    throw new Error(`unexpected wasm-bindgen glue in ${builtGlue}: the loader patches below need updating`);
   }
-  fs.writeFileSync(
-    gluePath,
+  const patched =
     // The loader always passes the module itself; without this URL, bundlers do not try
     // to emit a .wasm asset next to the inlined one.
     glue.replace(defaultUrl, 'throw new Error("zarr-jpeg: pass the WebAssembly module to init");') +
-      "\n// Added by scripts/build.mjs: forget the current instance so initSync() makes a new one.\n" +
-      "export function __resetInstance() { wasm = undefined; }\n",
-  );
+    "\n// Added by scripts/build.mjs: forget the current instance so initSync() makes a new one.\n" +
+    "export function __resetInstance() { wasm = undefined; }\n";
+  const gluePath = path.join(wasmOut, `${name}.js`);
+  if (!fs.existsSync(gluePath)) {
+    fs.writeFileSync(gluePath, patched);
+  } else if (fs.readFileSync(gluePath, "utf8") !== patched) {
+    throw new Error(`${name}: the SIMD and scalar builds need different wasm-bindgen glue; the loader assumes one`);
+  }
+}
 
-  const wasmBytes = fs.readFileSync(wasmFile);
+/** The features the compiler recorded in the module's `target_features` section. */
+function usedFeatures(wasmBytes) {
+  const module = new WebAssembly.Module(wasmBytes);
+  const [section] = WebAssembly.Module.customSections(module, "target_features");
+  if (!section) throw new Error("the wasm module has no target_features section");
+  const bytes = new Uint8Array(section);
+  let at = 0;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[at++];
+      value |= (byte & 0x7f) << shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  const features = [];
+  for (let n = leb(); n > 0; n--) {
+    const prefix = String.fromCharCode(bytes[at++]); // "+" used, "-" disallowed
+    const length = leb();
+    const name = new TextDecoder().decode(bytes.subarray(at, (at += length)));
+    if (prefix === "+") features.push(name);
+  }
+  return features;
+}
+
+function writePayload(fileName, wasmBytes) {
   // gzip before base64: base64 of machine code compresses poorly, so inlining the raw
   // module cost ~60 KB more over the wire than inlining it compressed (js/loader.js
   // inflates it with the platform's DecompressionStream).
   const packed = zlib.gzipSync(wasmBytes, { level: 9 });
   fs.writeFileSync(
-    path.join(wasmOut, `${name}_bg.wasm.js`),
+    path.join(wasmOut, fileName),
     `// Generated by scripts/build.mjs: the WebAssembly module, gzip-compressed and base64-encoded\n` +
       `// so that it loads from any bundler, static server or Node without extra configuration.\n` +
       `export default ${JSON.stringify(packed.toString("base64"))};\n`,
   );
-  return { name, raw: wasmBytes.length, gzip: packed.length };
 }
 
+for (const variant of variants) fs.rmSync(path.join(staging, `.bindgen-${variant}`), { recursive: true, force: true });
 copyTree(path.join(root, "js"), staging);
 const previous = path.join(root, ".dist-previous");
 fs.rmSync(previous, { recursive: true, force: true });
@@ -104,7 +173,7 @@ fs.rmSync(previous, { recursive: true, force: true });
 
 console.log(
   `built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
-    modules.map((m) => `${m.name}.wasm ${(m.raw / 1024).toFixed(1)} KiB (${(m.gzip / 1024).toFixed(1)} KiB gzip -9)`).join(", "),
+    modules.map((m) => `${m.name} ${(m.raw / 1024).toFixed(1)} KiB (${(m.gzip / 1024).toFixed(1)} KiB gzip -9)`).join(", "),
 );
 
 /**

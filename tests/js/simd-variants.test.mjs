@@ -1,0 +1,128 @@
+// The two builds of each module: wasm SIMD (used wherever the engine supports it) and the
+// scalar fallback. Each scenario runs in its own Node process, since the loader keeps one
+// instance per module for the life of the process.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const dist = new URL("../../dist/index.js", import.meta.url).href;
+const ihcPath = fileURLToPath(new URL("../../samples/ihc.png", import.meta.url));
+
+/** Runs an ES module snippet in a fresh Node process; returns its JSON result. */
+function inFreshProcess(body, { noSimd = false } = {}) {
+  const prelude = noSimd
+    ? // An engine without SIMD: the loader's probe (and anything with SIMD) fails to validate.
+      `const validate = WebAssembly.validate;
+       WebAssembly.validate = (bytes) => (new Uint8Array(bytes.buffer ?? bytes).includes(253) && bytes.length < 64 ? false : validate(bytes));\n`
+    : "";
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", `${prelude}${body}`], { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").at(-1));
+}
+
+// Encodes and decodes crops of ihc.png in every colour mode and sampling scheme; prints
+// a digest of every output so two processes can be compared.
+const roundTrips = `
+import * as z from ${JSON.stringify(dist)};
+import { PNG } from "pngjs";
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+await (process.env.VARIANT_INIT === "auto" ? z.init() : z.init({ simd: process.env.VARIANT_INIT === "simd" }));
+const png = PNG.sync.read(readFileSync(${JSON.stringify(ihcPath)}));
+const digests = [];
+for (const [h, w] of [[1, 1], [7, 13], [61, 47], [128, 96], [512, 512]]) {
+  const rgb = new Uint8Array(h * w * 3);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++)
+    rgb[(y * w + x) * 3 + c] = png.data[((y + 37) % png.height * png.width + (x + 11) % png.width) * 4 + c];
+  const gray = rgb.filter((_, i) => i % 3 === 1);
+  const cases = [
+    [{ quality: 90, encoded_color_space: "grayscale" }, gray, [h, w]],
+    [{ quality: 75, encoded_color_space: "rgb" }, rgb, [h, w, 3]],
+  ];
+  for (const s of [[1, 1], [2, 1], [1, 2], [2, 2], [4, 1], [1, 4], [4, 2], [2, 4]]) {
+    cases.push([{ quality: 90, encoded_color_space: "ycbcr", decoded_color_space: "rgb", subsampling: [s, [1, 1], [1, 1]] }, rgb, [h, w, 3]]);
+  }
+  cases.push([{ quality: 50, encoded_color_space: "ycbcr", decoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] }, rgb, [h, w, 3]]);
+  for (const [config, data, shape] of cases) {
+    const copy = data.slice();
+    const stream = z.encode(config, data, shape);
+    const pixels = z.decode(config, stream, shape);
+    if (!data.every((v, i) => v === copy[i])) throw new Error("input modified");
+    digests.push(createHash("sha256").update(stream).update(pixels).digest("hex").slice(0, 16));
+  }
+}
+console.log(JSON.stringify({ simd: z.usesSimd(), supported: z.simdSupported(), digests }));
+`;
+
+function runVariant(variant, options) {
+  const prev = process.env.VARIANT_INIT;
+  process.env.VARIANT_INIT = variant;
+  try {
+    return inFreshProcess(roundTrips, options);
+  } finally {
+    if (prev === undefined) delete process.env.VARIANT_INIT;
+    else process.env.VARIANT_INIT = prev;
+  }
+}
+
+test("Node has wasm SIMD, and init() picks the SIMD module by default", () => {
+  const auto = runVariant("auto");
+  assert.equal(auto.supported, true);
+  assert.equal(auto.simd, true);
+});
+
+test("the SIMD and scalar modules write identical streams and decode identical pixels", () => {
+  const simd = runVariant("simd");
+  const scalar = runVariant("scalar");
+  assert.equal(simd.simd, true);
+  assert.equal(scalar.simd, false);
+  assert.equal(simd.digests.length, scalar.digests.length);
+  assert.ok(simd.digests.length >= 50);
+  const differing = simd.digests.flatMap((d, i) => (d === scalar.digests[i] ? [] : [i]));
+  assert.deepEqual(differing, [], "cases whose stream or pixels differ between the SIMD and scalar modules");
+});
+
+test("an engine without SIMD gets the scalar module automatically, and simd: true is refused there", () => {
+  const fallback = runVariant("auto", { noSimd: true });
+  assert.equal(fallback.supported, false);
+  assert.equal(fallback.simd, false);
+  assert.deepEqual(fallback.digests, runVariant("scalar").digests);
+  const refused = inFreshProcess(
+    `import * as z from ${JSON.stringify(dist)};
+     let message = null;
+     try { await z.initDecoder({ simd: true }); } catch (e) { message = e.message; }
+     console.log(JSON.stringify({ message }));`,
+    { noSimd: true },
+  );
+  assert.match(refused.message ?? "", /does not support WebAssembly SIMD/);
+});
+
+test("the simd option must be a boolean", () => {
+  const r = inFreshProcess(
+    `import * as z from ${JSON.stringify(dist)};
+     let error = null;
+     try { await z.init({ simd: "yes" }); } catch (e) { error = e.name + ": " + e.message; }
+     await z.init();
+     console.log(JSON.stringify({ error, simd: z.usesSimd() }));`,
+  );
+  assert.match(r.error, /TypeError: .*simd/);
+  assert.equal(r.simd, true);
+});
+
+test("a pool started after initDecoder({ simd: false }) decodes exactly like the calling thread", () => {
+  const r = inFreshProcess(
+    `import * as z from ${JSON.stringify(dist)};
+     import { DecodePool } from ${JSON.stringify(new URL("../../dist/pool.js", import.meta.url).href)};
+     await z.initDecoder({ simd: false });
+     const config = { quality: 90, encoded_color_space: "grayscale" };
+     const data = new Uint8Array(64 * 48).map((_, i) => (i * 7) % 256);
+     await z.init({ simd: false });
+     const stream = z.encode(config, data, [64, 48]);
+     const pool = new DecodePool({ size: 1 });
+     const pixels = await pool.decode(config, stream, [64, 48]);
+     await pool.close();
+     const same = Buffer.from(pixels).equals(Buffer.from(z.decode(config, stream, [64, 48])));
+     console.log(JSON.stringify({ simd: z.usesSimd(), same }));`,
+  );
+  assert.deepEqual(r, { simd: false, same: true });
+});
