@@ -26,6 +26,9 @@ pub mod markers;
 #[cfg(feature = "encoder")]
 pub mod rewrite;
 
+/// JS values ⇄ `ConfigValue` for the boundary.
+#[cfg(target_arch = "wasm32")]
+mod js_value;
 /// The wasm-bindgen exports (public so the wasm test suites can call them).
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

@@ -1,12 +1,12 @@
 //! The wasm-bindgen boundary: converts JS values to Rust and `CodecError`s to JS
 //! `Error`s. No codec logic lives here.
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
-use serde::Serialize;
+use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::{CodecError, ConfigValue, ErrorKind, JpegConfig};
+use crate::js_value::{from_config_value, to_config_value, type_name};
+use crate::{CodecError, ErrorKind, JpegConfig};
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -25,16 +25,7 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
         }
         _ => {}
     }
-    let config = parse_config(config)?;
-    config
-        .to_value()
-        .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
-        .map_err(|e| {
-            js_error(
-                &format!("jpeg: could not return the configuration: {e}"),
-                "InternalError",
-            )
-        })
+    Ok(from_config_value(&parse_config(config)?.to_value()))
 }
 
 /// Encodes one chunk: `data` holds the C-order uint8 samples of `shape`.
@@ -59,7 +50,7 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
 }
 
 fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
-    let value: ConfigValue = serde_wasm_bindgen::from_value(config).map_err(|e| {
+    let value = to_config_value(&config).map_err(|e| {
         codec_error(CodecError::config(format!(
             "the configuration is not a JSON-like object: {e}"
         )))
@@ -100,30 +91,10 @@ fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
     }
 }
 
-fn type_name(value: &JsValue) -> String {
-    if value.is_null() {
-        return "null".into();
-    }
-    if value.is_undefined() {
-        return "undefined".into();
-    }
-    if let Some(object) = value.dyn_ref::<Object>() {
-        if let Some(name) = object.constructor().name().as_string() {
-            if !name.is_empty() {
-                return format!("a {name}");
-            }
-        }
-    }
-    value
-        .js_typeof()
-        .as_string()
-        .map(|t| format!("a {t}"))
-        .unwrap_or_else(|| "an unknown value".into())
-}
-
 fn describe_value(value: &JsValue) -> String {
-    if let Some(n) = value.as_f64() {
-        return n.to_string();
+    if value.as_f64().is_some() {
+        // JavaScript's own number formatting (and no float formatting code in the wasm).
+        return value.unchecked_ref::<js_sys::Number>().to_string_with_radix(10).map(String::from).unwrap_or_default();
     }
     if let Some(s) = value.as_string() {
         return format!("\"{s}\" (a string)");

@@ -121,3 +121,28 @@ test("libjpeg-turbo fixtures decode in Node", async () => {
   }
   assert.ok(decoded >= 35);
 });
+
+test("configuration values that are not JSON-like are refused with their type and member named", async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const cases = [
+    [new Map([["quality", 90]]), /not a JSON-like object: a Map is not a JSON-like value/],
+    [{ ...gray, extra: new Set([1]) }, /member "extra": a Set is not a JSON-like value/],
+    [{ ...gray, extra: () => 1 }, /member "extra": a function is not/],
+    [{ ...gray, extra: Symbol("s") }, /member "extra": a symbol is not/],
+    [{ ...gray, extra: [1, new Uint8Array(2)] }, /member "extra": a Uint8Array is not/],
+    [{ ...gray, quality: 2n ** 70n }, /BigInt outside the 64-bit range/],
+    [{ quality: 90, get encoded_color_space() { throw new Error("getter says no"); } }, /reading it threw: getter says no/],
+  ];
+  for (const [config, pattern] of cases) {
+    assert.throws(() => validateConfig(config), (e) => e.kind === "InvalidConfiguration" && pattern.test(e.message), String(pattern));
+  }
+  // Numbers in messages, formatted without the wasm carrying float formatting code.
+  for (const [quality, text] of [[90.5, "90.5"], [1.5e-7, "1.5e-7"], [2 ** 60, "1.152922e18"], [900n, "900"], [-0.25, "-0.25"]]) {
+    assert.throws(() => validateConfig({ ...gray, quality }), (e) => e.message.endsWith(`got ${text}`), text);
+  }
+  // Own enumerable string keys only, as JSON.stringify sees the object.
+  const hidden = Object.defineProperty({ ...gray }, "hidden", { value: new Set(), enumerable: false });
+  hidden[Symbol("s")] = 1;
+  assert.deepEqual(validateConfig(hidden), { ...gray, decoded_color_space: "grayscale" });
+});

@@ -38,7 +38,7 @@ function buildTrapVariant() {
     const to = path.join(scratch, dir);
     if (!fs.existsSync(to) && fs.existsSync(from)) fs.cpSync(from, to, { recursive: true });
   }
-  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs"), "--features", "test-trap"], {
+  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs"), "--features", "test-trap", "--variants", "simd"], {
     cwd: scratch,
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -1,0 +1,132 @@
+//! JS values ⇄ `ConfigValue`, for the wasm boundary. Done by hand rather than through
+//! serde-wasm-bindgen: serde's error paths pull core's float formatting into the module
+//! (about 30 KB of wasm, a tenth of the decoder), and reading through `Reflect` turns a
+//! throwing getter or Proxy trap into an error instead of an exception unwinding through
+//! wasm frames.
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::config_value::MAX_DEPTH;
+use crate::ConfigValue;
+
+/// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
+/// 64 bits, a string, an array, or a plain object (its own enumerable string keys, in
+/// order). Anything else (functions, symbols, Maps, Sets, typed arrays, other iterables)
+/// is refused with its type named.
+pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
+    read(value, 0)
+}
+
+fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("the configuration is nested more than {MAX_DEPTH} levels deep"));
+    }
+    if value.is_null() || value.is_undefined() {
+        return Ok(ConfigValue::Null);
+    }
+    if let Some(b) = value.as_bool() {
+        return Ok(ConfigValue::Bool(b));
+    }
+    if let Some(n) = value.as_f64() {
+        return Ok(ConfigValue::Number(n));
+    }
+    if value.is_bigint() {
+        return match i64::try_from(value.clone()) {
+            Ok(n) => Ok(ConfigValue::Number(n as f64)),
+            Err(v) => u64::try_from(v)
+                .map(|n| ConfigValue::Number(n as f64))
+                .map_err(|_| "a BigInt outside the 64-bit range is not a JSON-like value".to_string()),
+        };
+    }
+    if let Some(s) = value.as_string() {
+        return Ok(ConfigValue::String(s));
+    }
+    if Array::is_array(value) {
+        let length = get(value, &JsValue::from_str("length"))?.as_f64().unwrap_or(0.0) as u32;
+        let mut items = Vec::new();
+        for i in 0..length {
+            items.push(read(&Reflect::get_u32(value, i).map_err(threw)?, depth + 1)?);
+        }
+        return Ok(ConfigValue::Array(items));
+    }
+    if value.is_object() && !is_iterable(value)? {
+        let object: &Object = value.unchecked_ref();
+        let mut members = Vec::new();
+        for key in Reflect::own_keys(value).map_err(threw)?.iter() {
+            let Some(name) = key.as_string() else { continue }; // symbol keys
+            let descriptor = Reflect::get_own_property_descriptor(object, &key).map_err(threw)?;
+            if descriptor.is_undefined() || get(&descriptor, &JsValue::from_str("enumerable"))?.as_bool() != Some(true) {
+                continue;
+            }
+            let member = read(&get(value, &key)?, depth + 1);
+            // Name the top-level member (deeper paths would repeat 32 names for the depth error).
+            let member = if depth == 0 { member.map_err(|e| format!("member \"{name}\": {e}"))? } else { member? };
+            members.push((name, member));
+        }
+        return Ok(ConfigValue::Object(members));
+    }
+    Err(format!("{} is not a JSON-like value", type_name(value)))
+}
+
+/// Writes a `ConfigValue` as the matching plain JS value (objects keep member order).
+pub fn from_config_value(value: &ConfigValue) -> JsValue {
+    match value {
+        ConfigValue::Null => JsValue::NULL,
+        ConfigValue::Bool(b) => JsValue::from_bool(*b),
+        ConfigValue::Number(n) => JsValue::from_f64(*n),
+        ConfigValue::String(s) => JsValue::from_str(s),
+        ConfigValue::Array(items) => items.iter().map(from_config_value).collect::<Array>().into(),
+        ConfigValue::Object(members) => {
+            let object = Object::new();
+            for (name, member) in members {
+                // Cannot fail: a fresh plain object, string keys.
+                let _ = Reflect::set(&object, &JsValue::from_str(name), &from_config_value(member));
+            }
+            object.into()
+        }
+    }
+}
+
+/// A short name for a JS value's type, for error messages: "null", "a number", "a Map".
+pub fn type_name(value: &JsValue) -> String {
+    if value.is_null() {
+        return "null".into();
+    }
+    if value.is_undefined() {
+        return "undefined".into();
+    }
+    if value.is_object() {
+        // Through Reflect: a Proxy's get trap may throw.
+        let name = get(value, &JsValue::from_str("constructor"))
+            .and_then(|constructor| get(&constructor, &JsValue::from_str("name")))
+            .ok()
+            .and_then(|name| name.as_string());
+        if let Some(name) = name.filter(|n| !n.is_empty()) {
+            return format!("a {name}");
+        }
+    }
+    value
+        .js_typeof()
+        .as_string()
+        .map(|t| format!("a {t}"))
+        .unwrap_or_else(|| "an unknown value".into())
+}
+
+fn is_iterable(value: &JsValue) -> Result<bool, String> {
+    Ok(!get(value, &js_sys::Symbol::iterator().into())?.is_undefined())
+}
+
+fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
+    Reflect::get(target, key).map_err(threw)
+}
+
+/// A getter or Proxy trap threw while the configuration was read.
+fn threw(error: JsValue) -> String {
+    let message = error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| type_name(&error));
+    format!("reading it threw: {message}")
+}
