@@ -1,5 +1,5 @@
 //! A JSON-like value for the codec configuration, independent of where it came from
-//! (a JS object through serde-wasm-bindgen, serde_json in tests). Parsing into this
+//! (a JS object through src/js_value.rs, serde_json in tests). Parsing into this
 //! first, then validating by hand, lets every error message name the exact field and
 //! rule instead of serde's generic "invalid type" text.
 
