@@ -45,6 +45,8 @@ pub mod avx2;
 pub mod neon;
 
 pub mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub mod wasm_simd128;
 
 /// Choose an appropriate IDCT function
 #[allow(unused_variables)]
@@ -71,6 +73,15 @@ pub fn choose_idct_func(options: &DecoderOptions) -> IDCTPtr {
             };
         }
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        // zarr-jpeg patch: compile-time choice (a wasm module has simd128 or not);
+        // `use_unsafe(false)` still selects the scalar code.
+        if options.use_unsafe() {
+            debug!("Using wasm simd128 integer IDCT");
+            return wasm_simd128::idct_wasm_simd;
+        }
+    }
     debug!("Using scalar integer IDCT");
     // use generic one
     return idct_int;
@@ -92,6 +103,14 @@ pub fn choose_idct_4x4_func(_options: &DecoderOptions) -> IDCTPtr {
                 // SAFETY: `options.use_avx2()` only returns true if avx2 is supported.
                 unsafe { avx2::idct_avx2_4x4(a,b,c) }
             };
+        }
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        // zarr-jpeg patch, as in `choose_idct_func`.
+        if _options.use_unsafe() {
+            return wasm_simd128::idct4x4_wasm_simd;
         }
     }
 

@@ -160,7 +160,15 @@
 )]
 // no_std compatibility
 #![deny(clippy::std_instead_of_alloc, clippy::alloc_instead_of_core)]
-#![cfg_attr(not(any(feature = "x86", feature = "neon")), forbid(unsafe_code))]
+// zarr-jpeg patch: the wasm simd128 kernels need `unsafe` for their vector loads and stores.
+#![cfg_attr(
+    not(any(
+        feature = "x86",
+        feature = "neon",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
+    forbid(unsafe_code)
+)]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(feature = "portable_simd", feature(portable_simd))]
 #![macro_use]
