@@ -58,7 +58,9 @@ use crate::decoder::ColorConvert16Ptr;
 
 mod avx;
 mod neon64;
-mod scalar;
+pub(crate) mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) mod wasm_simd128;
 
 #[allow(unused_variables)]
 pub fn choose_ycbcr_to_rgb_convert_func(
@@ -87,6 +89,18 @@ pub fn choose_ycbcr_to_rgb_convert_func(
             match type_need {
                 ColorSpace::RGB => return Some(ycbcr_to_rgb_neon),
                 ColorSpace::RGBA => return Some(ycbcr_to_rgba_neon),
+                _ => () // fall through to scalar, which has more types
+            };
+        }
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        // zarr-jpeg patch: compile-time choice, as for the IDCT.
+        if options.use_unsafe() {
+            use crate::color_convert::wasm_simd128::{ycbcr_to_rgb_wasm_simd, ycbcr_to_rgba_wasm_simd};
+            match type_need {
+                ColorSpace::RGB => return Some(ycbcr_to_rgb_wasm_simd),
+                ColorSpace::RGBA => return Some(ycbcr_to_rgba_wasm_simd),
                 _ => () // fall through to scalar, which has more types
             };
         }
