@@ -88,7 +88,9 @@ mod avx2;
 mod neon;
 #[cfg(feature = "portable_simd")]
 mod portable_simd;
-mod scalar;
+pub(crate) mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) mod wasm_simd128;
 
 // choose the best possible implementation for this platform
 #[allow(unused_variables)]
@@ -108,6 +110,11 @@ pub fn choose_horizontal_samp_function(options: &DecoderOptions) -> UpSampler {
             // SAFETY: `options.use_neon()` only returns true if neon is supported.
             unsafe { neon::upsample_horizontal_neon(a, b, c, d, e) }
         };
+    }
+    // zarr-jpeg patch: compile-time choice, as for the IDCT.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if options.use_unsafe() {
+        return wasm_simd128::upsample_horizontal_wasm_simd;
     }
     #[cfg(feature = "portable_simd")]
     return portable_simd::upsample_horizontal_simd;
@@ -132,6 +139,11 @@ pub fn choose_hv_samp_function(options: &DecoderOptions) -> UpSampler {
             unsafe { neon::upsample_hv_neon(a, b, c, d, e) }
         };
     }
+    // zarr-jpeg patch: compile-time choice, as for the IDCT.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if options.use_unsafe() {
+        return wasm_simd128::upsample_hv_wasm_simd;
+    }
     #[cfg(feature = "portable_simd")]
     return portable_simd::upsample_hv_simd;
     return scalar::upsample_hv;
@@ -154,6 +166,11 @@ pub fn choose_v_samp_function(options: &DecoderOptions) -> UpSampler {
             // SAFETY: `options.use_neon()` only returns true if neon is supported.
             unsafe { neon::upsample_vertical_neon(a, b, c, d, e) }
         };
+    }
+    // zarr-jpeg patch: compile-time choice, as for the IDCT.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if options.use_unsafe() {
+        return wasm_simd128::upsample_vertical_wasm_simd;
     }
     #[cfg(feature = "portable_simd")]
     return portable_simd::upsample_vertical_simd;
