@@ -200,3 +200,20 @@ mod unsafe_utils_avx2;
 mod unsafe_utils_neon;
 mod upsampler;
 mod worker;
+
+/// zarr-jpeg patch: the wasm simd128 kernels beside the scalar functions they replace,
+/// for tests that compare the two on arbitrary inputs. Not a stable API.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[doc(hidden)]
+pub mod __wasm_simd128_kernels {
+    pub use crate::color_convert::scalar::{
+        ycbcr_to_rgb_inner_16_scalar, ycbcr_to_rgba_inner_16_scalar
+    };
+    pub use crate::color_convert::wasm_simd128::{ycbcr_to_rgb_wasm_simd, ycbcr_to_rgba_wasm_simd};
+    pub use crate::idct::scalar::{idct4x4, idct_int};
+    pub use crate::idct::wasm_simd128::{idct4x4_wasm_simd, idct_wasm_simd};
+    pub use crate::upsampler::scalar::{upsample_horizontal, upsample_hv, upsample_vertical};
+    pub use crate::upsampler::wasm_simd128::{
+        upsample_horizontal_wasm_simd, upsample_hv_wasm_simd, upsample_vertical_wasm_simd
+    };
+}
