@@ -10,9 +10,8 @@
 //!
 //! Bit-identical to `scalar::ycbcr_to_rgb(a)_inner_16_scalar::<false>` for every `i16`
 //! input: the chroma offset is a wrapping `i16` subtraction as in the scalar code, the
-//! products are formed exactly in 32-bit lanes (`i32x4_dot_i16x8` for green: both
-//! products and their sum fit in `i32`), and the saturating narrows i32 → i16 → u8 clamp
-//! to 0..=255 exactly like `i32::clamp`.
+//! sums of products are formed exactly in 32-bit lanes (`i32x4_dot_i16x8`), and the
+//! saturating narrows i32 → i16 → u8 clamp to 0..=255 exactly like `i32::clamp`.
 //!
 //! Compiled only into modules built with `-C target-feature=+simd128`.
 
@@ -23,9 +22,6 @@ use core::arch::wasm32::*;
 use crate::color_convert::scalar::{
     CB_CF, CR_CF, C_G_CB_COEF_2, C_G_CR_COEF_1, YUV_PREC, YUV_RND, Y_CF
 };
-
-// `y * Y_CF` is computed as a shift.
-const _: () = assert!(Y_CF as i32 == 1 << YUV_PREC);
 
 #[inline(always)]
 fn load16(a: &[i16; 16]) -> (v128, v128) {
@@ -38,38 +34,48 @@ fn load16(a: &[i16; 16]) -> (v128, v128) {
     }
 }
 
-/// Eight pixels: returns (r, g, b) as i16x8 (already clamped to 0..=255 by the caller's
+/// `(a_lo_16 | b_hi_16)` as an i32 lane: the i16 pair (a, b) for `i32x4_dot_i16x8`.
+const fn pair(a: i16, b: i16) -> i32 {
+    (a as u16 as i32) | ((b as i32) << 16)
+}
+
+/// Eight pixels: returns (r, g, b) as i16x8 (clamped to 0..=255 later by the caller's
 /// narrow to u8).
+///
+/// Every term is an `i32x4_dot_i16x8` (one `pmaddwd` on x86-64) of interleaved i16 pairs
+/// with coefficient pairs: `y * Y_CF + cr * CR_CF` and so on are exact in i32 (no product
+/// is -32768 * -32768, and every sum stays below 2^31 in magnitude for any i16 input), so
+/// this is the scalar arithmetic term for term.
 #[inline(always)]
 fn convert8(y: v128, cb: v128, cr: v128) -> (v128, v128, v128) {
     let c128 = i16x8_splat(128);
     let cb = i16x8_sub(cb, c128);
     let cr = i16x8_sub(cr, c128);
 
+    let y_cr_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(y, cr);
+    let y_cr_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(y, cr);
+    let y_cb_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(y, cb);
+    let y_cb_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(y, cb);
+
     let rnd = i32x4_splat(i32::from(YUV_RND));
-    let y_lo = i32x4_add(i32x4_shl(i32x4_extend_low_i16x8(y), YUV_PREC as u32), rnd);
-    let y_hi = i32x4_add(i32x4_shl(i32x4_extend_high_i16x8(y), YUV_PREC as u32), rnd);
+    let k_r = i32x4_splat(pair(Y_CF, CR_CF));
+    let k_b = i32x4_splat(pair(Y_CF, CB_CF));
+    // g = (y * Y_CF + cr * C1) + (y * 0 + cb * C2)
+    let k_g1 = i32x4_splat(pair(Y_CF, C_G_CR_COEF_1));
+    let k_g2 = i32x4_splat(pair(0, C_G_CB_COEF_2));
 
-    let cr_lo = i32x4_extend_low_i16x8(cr);
-    let cr_hi = i32x4_extend_high_i16x8(cr);
-    let cb_lo = i32x4_extend_low_i16x8(cb);
-    let cb_hi = i32x4_extend_high_i16x8(cb);
-
-    let cr_cf = i32x4_splat(i32::from(CR_CF));
-    let cb_cf = i32x4_splat(i32::from(CB_CF));
-    let r_lo = i32x4_shr(i32x4_add(y_lo, i32x4_mul(cr_lo, cr_cf)), YUV_PREC as u32);
-    let r_hi = i32x4_shr(i32x4_add(y_hi, i32x4_mul(cr_hi, cr_cf)), YUV_PREC as u32);
-    let b_lo = i32x4_shr(i32x4_add(y_lo, i32x4_mul(cb_lo, cb_cf)), YUV_PREC as u32);
-    let b_hi = i32x4_shr(i32x4_add(y_hi, i32x4_mul(cb_hi, cb_cf)), YUV_PREC as u32);
-
-    // green: cr * C1 + cb * C2 as a dot product of interleaved (cr, cb) pairs
-    let g_cf = i32x4_splat(
-        (i32::from(C_G_CR_COEF_1) & 0xffff) | (i32::from(C_G_CB_COEF_2) << 16)
+    let shift = YUV_PREC as u32;
+    let term = |a: v128| i32x4_shr(i32x4_add(a, rnd), shift);
+    let r_lo = term(i32x4_dot_i16x8(y_cr_lo, k_r));
+    let r_hi = term(i32x4_dot_i16x8(y_cr_hi, k_r));
+    let b_lo = term(i32x4_dot_i16x8(y_cb_lo, k_b));
+    let b_hi = term(i32x4_dot_i16x8(y_cb_hi, k_b));
+    let g_lo = term(
+        i32x4_add(i32x4_dot_i16x8(y_cr_lo, k_g1), i32x4_dot_i16x8(y_cb_lo, k_g2))
     );
-    let crcb_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(cr, cb);
-    let crcb_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(cr, cb);
-    let g_lo = i32x4_shr(i32x4_add(y_lo, i32x4_dot_i16x8(crcb_lo, g_cf)), YUV_PREC as u32);
-    let g_hi = i32x4_shr(i32x4_add(y_hi, i32x4_dot_i16x8(crcb_hi, g_cf)), YUV_PREC as u32);
+    let g_hi = term(
+        i32x4_add(i32x4_dot_i16x8(y_cr_hi, k_g1), i32x4_dot_i16x8(y_cb_hi, k_g2))
+    );
 
     (
         i16x8_narrow_i32x4(r_lo, r_hi),
