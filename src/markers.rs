@@ -177,31 +177,6 @@ pub(crate) fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
     stream.len()
 }
 
-/// The index of the first 0xFF byte. The walk over the entropy-coded data after the first
-/// scan spends its time here (~2 % of a decode in Chromium), so a wasm module built with
-/// simd128 compares 16 bytes at a time; every other build keeps the plain search.
-fn find_ff(bytes: &[u8]) -> Option<usize> {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
-        let ff = u8x16_splat(0xFF);
-        let mut chunks = bytes.chunks_exact(16);
-        let mut base = 0;
-        for chunk in &mut chunks {
-            // SAFETY: `chunk` is exactly 16 bytes; v128 loads need no alignment.
-            let v = unsafe { v128_load(chunk.as_ptr().cast::<v128>()) };
-            let hits = u8x16_bitmask(u8x16_eq(v, ff));
-            if hits != 0 {
-                return Some(base + hits.trailing_zeros() as usize);
-            }
-            base += 16;
-        }
-        chunks.remainder().iter().position(|&b| b == 0xFF).map(|i| base + i)
-    }
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    bytes.iter().position(|&b| b == 0xFF)
-}
-
 /// A complete stream ends with the end-of-image marker (trailing zero padding aside).
 /// zune-jpeg fills the rest of a truncated image with grey even in strict mode; such a
 /// chunk must be an error, not plausible-looking wrong data.
@@ -362,6 +337,31 @@ fn parse_frame(
         components.push(spec);
     }
     Ok((process, height, width, components))
+}
+
+/// The index of the first 0xFF byte. The walk over the entropy-coded data after the first
+/// scan spends its time here (~2 % of a decode in Chromium), so a wasm module built with
+/// simd128 compares 16 bytes at a time; every other build keeps the plain search.
+fn find_ff(bytes: &[u8]) -> Option<usize> {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::{u8x16_bitmask, u8x16_eq, u8x16_splat, v128, v128_load};
+        let ff = u8x16_splat(0xFF);
+        let mut chunks = bytes.chunks_exact(16);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            // SAFETY: `chunk` is exactly 16 bytes; v128 loads need no alignment.
+            let v = unsafe { v128_load(chunk.as_ptr().cast::<v128>()) };
+            let hits = u8x16_bitmask(u8x16_eq(v, ff));
+            if hits != 0 {
+                return Some(base + hits.trailing_zeros() as usize);
+            }
+            base += 16;
+        }
+        chunks.remainder().iter().position(|&b| b == 0xFF).map(|i| base + i)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    bytes.iter().position(|&b| b == 0xFF)
 }
 
 #[cfg(test)]
