@@ -361,7 +361,11 @@ fn find_ff(bytes: &[u8]) -> Option<usize> {
             }
             base += 16;
         }
-        chunks.remainder().iter().position(|&b| b == 0xFF).map(|i| base + i)
+        chunks
+            .remainder()
+            .iter()
+            .position(|&b| b == 0xFF)
+            .map(|i| base + i)
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     bytes.iter().position(|&b| b == 0xFF)
@@ -378,7 +382,11 @@ mod find_ff_tests {
     fn finds_the_first_ff() {
         for len in 0..80usize {
             let base: Vec<u8> = (0..len).map(|i| (i * 37 % 255) as u8).collect();
-            assert_eq!(find_ff(&base), base.iter().position(|&b| b == 0xFF), "len {len}");
+            assert_eq!(
+                find_ff(&base),
+                base.iter().position(|&b| b == 0xFF),
+                "len {len}"
+            );
             for at in 0..len {
                 for second in [None, Some(len - 1), Some((at + 17).min(len - 1))] {
                     let mut v = base.clone();
@@ -386,7 +394,11 @@ mod find_ff_tests {
                     if let Some(s) = second {
                         v[s] = 0xFF;
                     }
-                    assert_eq!(find_ff(&v), v.iter().position(|&b| b == 0xFF), "len {len}, at {at}");
+                    assert_eq!(
+                        find_ff(&v),
+                        v.iter().position(|&b| b == 0xFF),
+                        "len {len}, at {at}"
+                    );
                 }
             }
         }

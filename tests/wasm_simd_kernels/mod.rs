@@ -36,8 +36,23 @@ fn coefficient(rng: &mut Rng, regime: u64) -> i32 {
         0 => rng.range(-1024, 1024) as i32,
         1 => rng.range(i16::MIN as i64, i16::MAX as i64) as i32,
         2 => rng.next() as i32,
-        3 => [0, 1, -1, i16::MIN as i32, i16::MAX as i32, i32::MIN, i32::MAX, 65535 * 255][rng.range(0, 7) as usize],
-        _ => if rng.range(0, 3) == 0 { rng.range(-300, 300) as i32 } else { 0 },
+        3 => [
+            0,
+            1,
+            -1,
+            i16::MIN as i32,
+            i16::MAX as i32,
+            i32::MIN,
+            i32::MAX,
+            65535 * 255,
+        ][rng.range(0, 7) as usize],
+        _ => {
+            if rng.range(0, 3) == 0 {
+                rng.range(-300, 300) as i32
+            } else {
+                0
+            }
+        }
     }
 }
 
@@ -58,7 +73,10 @@ fn check_idct(simd: Idct, scalar: Idct, coeffs: &[i32; 64], name: &str) {
         let mut out_scalar = vec![-7i16; out_len];
         simd(&mut a, &mut out_simd, stride);
         scalar(&mut b, &mut out_scalar, stride);
-        assert_eq!(out_simd, out_scalar, "{name}: stride {stride}, len {out_len}, input {coeffs:?}");
+        assert_eq!(
+            out_simd, out_scalar,
+            "{name}: stride {stride}, len {out_len}, input {coeffs:?}"
+        );
     }
 }
 
@@ -78,8 +96,23 @@ fn idct_8x8_matches_scalar() {
         }
         check_idct(k::idct_wasm_simd, k::idct_int, &c, "idct 8x8");
     }
-    for v in [0, 1, -1, 255, -256, i16::MIN as i32, i16::MAX as i32, i32::MIN, i32::MAX] {
-        check_idct(k::idct_wasm_simd, k::idct_int, &[v; 64], "idct 8x8 constant");
+    for v in [
+        0,
+        1,
+        -1,
+        255,
+        -256,
+        i16::MIN as i32,
+        i16::MAX as i32,
+        i32::MIN,
+        i32::MAX,
+    ] {
+        check_idct(
+            k::idct_wasm_simd,
+            k::idct_int,
+            &[v; 64],
+            "idct 8x8 constant",
+        );
     }
 }
 
@@ -121,7 +154,11 @@ fn colour_conversion_matches_scalar() {
         let mut p = ([0i16; 16], [0i16; 16], [0i16; 16]);
         for i in 0..16 {
             // `cb - 128`, `cr - 128` are i16 operations in the scalar code.
-            let (lo, hi) = if n % 3 == 0 { (i16::MIN as i64 + 128, i16::MAX as i64) } else { (0, 255) };
+            let (lo, hi) = if n % 3 == 0 {
+                (i16::MIN as i64 + 128, i16::MAX as i64)
+            } else {
+                (0, 255)
+            };
             p.0[i] = rng.range(lo, hi) as i16;
             p.1[i] = rng.range(lo, hi) as i16;
             p.2[i] = rng.range(lo, hi) as i16;
@@ -153,7 +190,13 @@ fn upsamplers_match_scalar() {
             let row = |rng: &mut Rng| -> Vec<i16> {
                 (0..len)
                     // 3 * x + 2 + y must fit in i16 (the scalar arithmetic).
-                    .map(|_| if full_range { rng.range(-8191, 8191) as i16 } else { rng.range(0, 255) as i16 })
+                    .map(|_| {
+                        if full_range {
+                            rng.range(-8191, 8191) as i16
+                        } else {
+                            rng.range(0, 255) as i16
+                        }
+                    })
                     .collect()
             };
             let (input, near, far) = (row(&mut rng), row(&mut rng), row(&mut rng));
@@ -181,7 +224,9 @@ fn upsamplers_match_scalar() {
 }
 
 fn zune_decode(stream: &[u8], out: ColorSpace, simd: bool) -> Vec<u8> {
-    let options = DecoderOptions::default().jpeg_set_out_colorspace(out).set_use_unsafe(simd);
+    let options = DecoderOptions::default()
+        .jpeg_set_out_colorspace(out)
+        .set_use_unsafe(simd);
     let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
     decoder.decode().expect("decodes")
 }
@@ -194,10 +239,22 @@ fn config(json: &str) -> JpegConfig {
 #[wasm_bindgen_test]
 fn whole_decodes_match_the_scalar_decoder() {
     let mut rng = Rng(99);
-    let schemes = ["[1, 1]", "[2, 1]", "[1, 2]", "[2, 2]", "[4, 1]", "[1, 4]", "[4, 2]", "[2, 4]"];
+    let schemes = [
+        "[1, 1]", "[2, 1]", "[1, 2]", "[2, 2]", "[4, 1]", "[1, 4]", "[4, 2]", "[2, 4]",
+    ];
     // Odd sizes (partial MCUs, widths that are not multiples of 8 or 16) and some small
     // ones (the colour converter's < 16 path, short upsampler rows).
-    let sizes = [(1, 1), (3, 5), (8, 8), (9, 17), (15, 33), (31, 47), (64, 40), (37, 130), (100, 203)];
+    let sizes = [
+        (1, 1),
+        (3, 5),
+        (8, 8),
+        (9, 17),
+        (15, 33),
+        (31, 47),
+        (64, 40),
+        (37, 130),
+        (100, 203),
+    ];
     for (h, w) in sizes {
         // Smooth gradients plus noise, so blocks take every IDCT path.
         let colour: Vec<u8> = (0..h * w * 3)
@@ -218,9 +275,13 @@ fn whole_decodes_match_the_scalar_decoder() {
                 ));
                 streams.push((encode(&c, &colour, &shape3).unwrap(), "ycbcr"));
             }
-            let rgb = config(&format!(r#"{{"quality": {q}, "encoded_color_space": "rgb"}}"#));
+            let rgb = config(&format!(
+                r#"{{"quality": {q}, "encoded_color_space": "rgb"}}"#
+            ));
             streams.push((encode(&rgb, &colour, &shape3).unwrap(), "rgb"));
-            let g = config(&format!(r#"{{"quality": {q}, "encoded_color_space": "grayscale"}}"#));
+            let g = config(&format!(
+                r#"{{"quality": {q}, "encoded_color_space": "grayscale"}}"#
+            ));
             streams.push((encode(&g, &gray, &shape1).unwrap(), "gray"));
             for (stream, kind) in &streams {
                 // zune-jpeg maps an RGB (Adobe transform 0) stream to RGB only.
@@ -232,7 +293,10 @@ fn whole_decodes_match_the_scalar_decoder() {
                 for &out in outs {
                     let a = zune_decode(stream, out, true);
                     let b = zune_decode(stream, out, false);
-                    assert!(a == b, "{h}x{w} q{q} {out:?}: SIMD decode differs from scalar");
+                    assert!(
+                        a == b,
+                        "{h}x{w} q{q} {out:?}: SIMD decode differs from scalar"
+                    );
                 }
             }
         }
@@ -242,61 +306,230 @@ fn whole_decodes_match_the_scalar_decoder() {
 /// Every decodable libjpeg-turbo / PIL fixture (tests/fixtures: progressive, restart
 /// intervals, all sampling layouts, 1×1 to 64×64): the kernels against the scalar code.
 const FIXTURES: &[(&str, usize, &[u8])] = &[
-    ("gray_q90_pil_61x47.jpg", 1, include_bytes!("../fixtures/gray_q90_pil_61x47.jpg")),
-    ("gray_q90_pil_64x64.jpg", 1, include_bytes!("../fixtures/gray_q90_pil_64x64.jpg")),
-    ("gray_q90_cjpeg_61x47.jpg", 1, include_bytes!("../fixtures/gray_q90_cjpeg_61x47.jpg")),
-    ("ycc444_q90_pil_61x47.jpg", 3, include_bytes!("../fixtures/ycc444_q90_pil_61x47.jpg")),
-    ("ycc422_q90_pil_61x47.jpg", 3, include_bytes!("../fixtures/ycc422_q90_pil_61x47.jpg")),
-    ("ycc420_q90_pil_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_q90_pil_61x47.jpg")),
-    ("ycc444_q90_pil_64x64.jpg", 3, include_bytes!("../fixtures/ycc444_q90_pil_64x64.jpg")),
-    ("ycc420_q90_pil_64x64.jpg", 3, include_bytes!("../fixtures/ycc420_q90_pil_64x64.jpg")),
-    ("ycc444_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc444_q90_cjpeg_61x47.jpg")),
-    ("ycc422_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc422_q90_cjpeg_61x47.jpg")),
-    ("ycc440_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc440_q90_cjpeg_61x47.jpg")),
-    ("ycc420_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_q90_cjpeg_61x47.jpg")),
-    ("ycc411_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc411_q90_cjpeg_61x47.jpg")),
-    ("ycc_y1x4_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc_y1x4_q90_cjpeg_61x47.jpg")),
-    ("ycc_y4x2_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc_y4x2_q90_cjpeg_61x47.jpg")),
-    ("ycc_y2x4_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc_y2x4_q90_cjpeg_61x47.jpg")),
-    ("ycc411_q90_cjpeg_64x64.jpg", 3, include_bytes!("../fixtures/ycc411_q90_cjpeg_64x64.jpg")),
-    ("ycc_y1x4_q90_cjpeg_64x64.jpg", 3, include_bytes!("../fixtures/ycc_y1x4_q90_cjpeg_64x64.jpg")),
-    ("ycc_y4x2_q90_cjpeg_64x64.jpg", 3, include_bytes!("../fixtures/ycc_y4x2_q90_cjpeg_64x64.jpg")),
-    ("ycc_y2x4_q90_cjpeg_64x64.jpg", 3, include_bytes!("../fixtures/ycc_y2x4_q90_cjpeg_64x64.jpg")),
-    ("ycc_y3x1_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc_y3x1_q90_cjpeg_61x47.jpg")),
-    ("ycc_cb2x2_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc_cb2x2_q90_cjpeg_61x47.jpg")),
-    ("ycc420_progressive_q90_pil_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_progressive_q90_pil_61x47.jpg")),
-    ("ycc420_progressive_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_progressive_q90_cjpeg_61x47.jpg")),
-    ("gray_progressive_q90_cjpeg_61x47.jpg", 1, include_bytes!("../fixtures/gray_progressive_q90_cjpeg_61x47.jpg")),
-    ("ycc420_restart1row_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_restart1row_q90_cjpeg_61x47.jpg")),
-    ("ycc420_restart3blocks_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_restart3blocks_q90_cjpeg_61x47.jpg")),
-    ("gray_restart3blocks_q90_cjpeg_61x47.jpg", 1, include_bytes!("../fixtures/gray_restart3blocks_q90_cjpeg_61x47.jpg")),
-    ("ycc420_optimize_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_optimize_q90_cjpeg_61x47.jpg")),
-    ("gray_optimize_q90_cjpeg_61x47.jpg", 1, include_bytes!("../fixtures/gray_optimize_q90_cjpeg_61x47.jpg")),
-    ("ycc420_sof1_q5_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/ycc420_sof1_q5_cjpeg_61x47.jpg")),
-    ("gray_q90_pil_1x1.jpg", 1, include_bytes!("../fixtures/gray_q90_pil_1x1.jpg")),
-    ("ycc420_q90_pil_1x1.jpg", 3, include_bytes!("../fixtures/ycc420_q90_pil_1x1.jpg")),
-    ("gray_q90_pil_7x13.jpg", 1, include_bytes!("../fixtures/gray_q90_pil_7x13.jpg")),
-    ("ycc420_q90_pil_7x13.jpg", 3, include_bytes!("../fixtures/ycc420_q90_pil_7x13.jpg")),
-    ("ycc420_q90_pil_17x33.jpg", 3, include_bytes!("../fixtures/ycc420_q90_pil_17x33.jpg")),
-    ("ycc420_q90_cjpeg_17x33.jpg", 3, include_bytes!("../fixtures/ycc420_q90_cjpeg_17x33.jpg")),
-    ("rgb_q90_cjpeg_61x47.jpg", 3, include_bytes!("../fixtures/rgb_q90_cjpeg_61x47.jpg")),
-    ("rgb_q90_cjpeg_64x64.jpg", 3, include_bytes!("../fixtures/rgb_q90_cjpeg_64x64.jpg")),
-    ("rgb_keeprgb_q90_pil_61x47.jpg", 3, include_bytes!("../fixtures/rgb_keeprgb_q90_pil_61x47.jpg")),
-    ("gray_sample2x2_q90_cjpeg_61x47.jpg", 1, include_bytes!("../fixtures/gray_sample2x2_q90_cjpeg_61x47.jpg")),
+    (
+        "gray_q90_pil_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_q90_pil_61x47.jpg"),
+    ),
+    (
+        "gray_q90_pil_64x64.jpg",
+        1,
+        include_bytes!("../fixtures/gray_q90_pil_64x64.jpg"),
+    ),
+    (
+        "gray_q90_cjpeg_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc444_q90_pil_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc444_q90_pil_61x47.jpg"),
+    ),
+    (
+        "ycc422_q90_pil_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc422_q90_pil_61x47.jpg"),
+    ),
+    (
+        "ycc420_q90_pil_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_pil_61x47.jpg"),
+    ),
+    (
+        "ycc444_q90_pil_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc444_q90_pil_64x64.jpg"),
+    ),
+    (
+        "ycc420_q90_pil_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_pil_64x64.jpg"),
+    ),
+    (
+        "ycc444_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc444_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc422_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc422_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc440_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc440_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc411_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc411_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc_y1x4_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y1x4_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc_y4x2_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y4x2_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc_y2x4_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y2x4_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc411_q90_cjpeg_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc411_q90_cjpeg_64x64.jpg"),
+    ),
+    (
+        "ycc_y1x4_q90_cjpeg_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y1x4_q90_cjpeg_64x64.jpg"),
+    ),
+    (
+        "ycc_y4x2_q90_cjpeg_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y4x2_q90_cjpeg_64x64.jpg"),
+    ),
+    (
+        "ycc_y2x4_q90_cjpeg_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y2x4_q90_cjpeg_64x64.jpg"),
+    ),
+    (
+        "ycc_y3x1_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_y3x1_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc_cb2x2_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc_cb2x2_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_progressive_q90_pil_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_progressive_q90_pil_61x47.jpg"),
+    ),
+    (
+        "ycc420_progressive_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_progressive_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "gray_progressive_q90_cjpeg_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_progressive_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_restart1row_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_restart1row_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_restart3blocks_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_restart3blocks_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "gray_restart3blocks_q90_cjpeg_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_restart3blocks_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_optimize_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_optimize_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "gray_optimize_q90_cjpeg_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_optimize_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "ycc420_sof1_q5_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_sof1_q5_cjpeg_61x47.jpg"),
+    ),
+    (
+        "gray_q90_pil_1x1.jpg",
+        1,
+        include_bytes!("../fixtures/gray_q90_pil_1x1.jpg"),
+    ),
+    (
+        "ycc420_q90_pil_1x1.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_pil_1x1.jpg"),
+    ),
+    (
+        "gray_q90_pil_7x13.jpg",
+        1,
+        include_bytes!("../fixtures/gray_q90_pil_7x13.jpg"),
+    ),
+    (
+        "ycc420_q90_pil_7x13.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_pil_7x13.jpg"),
+    ),
+    (
+        "ycc420_q90_pil_17x33.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_pil_17x33.jpg"),
+    ),
+    (
+        "ycc420_q90_cjpeg_17x33.jpg",
+        3,
+        include_bytes!("../fixtures/ycc420_q90_cjpeg_17x33.jpg"),
+    ),
+    (
+        "rgb_q90_cjpeg_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/rgb_q90_cjpeg_61x47.jpg"),
+    ),
+    (
+        "rgb_q90_cjpeg_64x64.jpg",
+        3,
+        include_bytes!("../fixtures/rgb_q90_cjpeg_64x64.jpg"),
+    ),
+    (
+        "rgb_keeprgb_q90_pil_61x47.jpg",
+        3,
+        include_bytes!("../fixtures/rgb_keeprgb_q90_pil_61x47.jpg"),
+    ),
+    (
+        "gray_sample2x2_q90_cjpeg_61x47.jpg",
+        1,
+        include_bytes!("../fixtures/gray_sample2x2_q90_cjpeg_61x47.jpg"),
+    ),
 ];
 
 #[wasm_bindgen_test]
 fn fixture_decodes_match_the_scalar_decoder() {
     let decode = |stream: &[u8], out: ColorSpace, simd: bool| {
-        let options = DecoderOptions::default().jpeg_set_out_colorspace(out).set_use_unsafe(simd);
+        let options = DecoderOptions::default()
+            .jpeg_set_out_colorspace(out)
+            .set_use_unsafe(simd);
         JpegDecoder::new_with_options(ZCursor::new(stream), options)
             .decode()
             .map_err(|e| format!("{e:?}"))
     };
     let mut decoded = 0;
     for (name, components, stream) in FIXTURES {
-        let outs: &[ColorSpace] =
-            if *components == 1 { &[ColorSpace::Luma, ColorSpace::RGB] } else { &[ColorSpace::RGB, ColorSpace::RGBA] };
+        let outs: &[ColorSpace] = if *components == 1 {
+            &[ColorSpace::Luma, ColorSpace::RGB]
+        } else {
+            &[ColorSpace::RGB, ColorSpace::RGBA]
+        };
         for &out in outs {
             let a = decode(stream, out, true);
             let b = decode(stream, out, false);
@@ -305,5 +538,8 @@ fn fixture_decodes_match_the_scalar_decoder() {
         }
     }
     // Both decoders refuse a few layouts alike (zune-jpeg's limits); the rest must decode.
-    assert!(decoded >= 2 * (FIXTURES.len() - 4), "only {decoded} fixture decodes succeeded");
+    assert!(
+        decoded >= 2 * (FIXTURES.len() - 4),
+        "only {decoded} fixture decodes succeeded"
+    );
 }
