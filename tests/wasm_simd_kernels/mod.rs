@@ -543,3 +543,83 @@ fn fixture_decodes_match_the_scalar_decoder() {
         "only {decoded} fixture decodes succeeded"
     );
 }
+
+/// Corrupted fixtures (bytes of the entropy-coded data flipped or set to extremes): the
+/// decoder with the kernels must not trap, and wherever zarr-jpeg accepts the stream
+/// (its checks keep zune-jpeg 0.5.15's known panics away), the kernels must give exactly
+/// what the scalar code gives, however wild the coefficients.
+#[wasm_bindgen_test]
+fn corrupted_streams_decode_identically_or_fail_alike() {
+    let mut rng = Rng(2024);
+    let mut compared = 0;
+    for (name, components, stream) in FIXTURES {
+        let (json, out) = if *components == 1 {
+            (
+                r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
+                ColorSpace::Luma,
+            )
+        } else {
+            (
+                r#"{"quality": 90, "encoded_color_space": "rgb"}"#,
+                ColorSpace::RGB,
+            )
+        };
+        let Some(sos) = stream.windows(2).position(|w| w == [0xFF, 0xDA]) else {
+            continue;
+        };
+        let Ok(header) = zune_header(stream) else {
+            continue;
+        };
+        let shape: Vec<u64> = if *components == 1 {
+            vec![header.1 as u64, header.0 as u64]
+        } else {
+            vec![header.1 as u64, header.0 as u64, 3]
+        };
+        for _ in 0..40 {
+            let mut s = stream.to_vec();
+            let data_start = sos + 16;
+            if data_start + 4 >= s.len() {
+                break;
+            }
+            for _ in 0..rng.range(1, 6) {
+                let at = rng.range(data_start as i64, s.len() as i64 - 3) as usize;
+                s[at] = match rng.range(0, 3) {
+                    0 => s[at] ^ (1 << rng.range(0, 7)),
+                    1 => 0x7F,
+                    2 => 0x80,
+                    _ => rng.next() as u8,
+                };
+            }
+            // Must not trap (a panic would abort the test).
+            let accepted = zarr_jpeg::decode(&config(json), &s, &shape).is_ok();
+            if accepted {
+                let options = |simd| {
+                    DecoderOptions::default()
+                        .set_strict_mode(true)
+                        .jpeg_set_out_colorspace(out)
+                        .set_use_unsafe(simd)
+                };
+                let a = JpegDecoder::new_with_options(ZCursor::new(&s[..]), options(true)).decode();
+                let b =
+                    JpegDecoder::new_with_options(ZCursor::new(&s[..]), options(false)).decode();
+                assert!(
+                    a.as_ref().ok() == b.as_ref().ok(),
+                    "{name}: a corrupted stream decodes differently with the kernels"
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(
+        compared >= 200,
+        "only {compared} corrupted streams were compared"
+    );
+}
+
+/// (width, height) from the frame header.
+fn zune_header(stream: &[u8]) -> Result<(usize, usize), String> {
+    let mut d = JpegDecoder::new(ZCursor::new(stream));
+    d.decode_headers().map_err(|e| format!("{e:?}"))?;
+    let (w, h) = d.dimensions().ok_or("no dimensions")?;
+    Ok((w, h))
+}
