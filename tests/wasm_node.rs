@@ -2,3 +2,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod wasm_cases;
+
+// The vendored zune-jpeg's simd128 kernels against its scalar code (vendor/PATCHES.md).
+#[cfg(target_feature = "simd128")]
+mod wasm_simd_kernels;

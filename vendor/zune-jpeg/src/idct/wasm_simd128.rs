@@ -1,0 +1,273 @@
+/*
+ * Copyright (c) 2023.
+ *
+ * This software is free software;
+ *
+ * You can redistribute it or modify it under terms of the MIT, Apache License or Zlib license
+ */
+
+//! WebAssembly `simd128` IDCT (zarr-jpeg patch).
+//!
+//! A translation of the NEON kernel (`neon.rs`), itself a translation of the scalar code:
+//! the same integer operations in the same order, with wrapping 32-bit lanes, so the
+//! output is bit-identical to `scalar::idct_int` / `scalar::idct4x4` for every input
+//! (including hostile coefficients that overflow: wasm `i32x4` add/sub/mul wrap exactly
+//! like `wrapping_*`, shifts are arithmetic, and the final saturating narrow + clamp to
+//! 0..=255 equals the scalar `i32::clamp`).
+//!
+//! Compiled only into modules built with `-C target-feature=+simd128`.
+
+#![cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+
+use core::arch::wasm32::*;
+
+const SCALE_BITS: i32 = 512 + 65536 + (128 << 17);
+
+/// One row of eight `i32` coefficients: columns 0..4 and 4..8.
+#[derive(Clone, Copy)]
+struct Row(v128, v128);
+
+/// Transposes the 4×4 block held in `a, b, c, d` (one row each).
+#[inline(always)]
+fn transpose4(a: v128, b: v128, c: v128, d: v128) -> [v128; 4] {
+    let t0 = i32x4_shuffle::<0, 4, 1, 5>(a, b);
+    let t1 = i32x4_shuffle::<2, 6, 3, 7>(a, b);
+    let t2 = i32x4_shuffle::<0, 4, 1, 5>(c, d);
+    let t3 = i32x4_shuffle::<2, 6, 3, 7>(c, d);
+    [
+        i64x2_shuffle::<0, 2>(t0, t2),
+        i64x2_shuffle::<1, 3>(t0, t2),
+        i64x2_shuffle::<0, 2>(t1, t3),
+        i64x2_shuffle::<1, 3>(t1, t3),
+    ]
+}
+
+#[inline(always)]
+fn transpose8(r: &mut [Row; 8]) {
+    let lo_lo = transpose4(r[0].0, r[1].0, r[2].0, r[3].0);
+    let lo_hi = transpose4(r[4].0, r[5].0, r[6].0, r[7].0);
+    let hi_lo = transpose4(r[0].1, r[1].1, r[2].1, r[3].1);
+    let hi_hi = transpose4(r[4].1, r[5].1, r[6].1, r[7].1);
+    for j in 0..4 {
+        r[j] = Row(lo_lo[j], lo_hi[j]);
+        r[j + 4] = Row(hi_lo[j], hi_hi[j]);
+    }
+}
+
+/// One 1-D pass over eight rows of four columns (the scalar code's column loop, four
+/// columns at once). Eight-wide rows are done as two four-wide halves so that the live
+/// vectors fit the 16 registers of x86-64 engines instead of spilling.
+#[inline(always)]
+fn pass4(r: [v128; 8], bias: i32, shift: u32) -> [v128; 8] {
+    let [row0, row1, row2, row3, row4, row5, row6, row7] = r;
+    let c = |k: i32| i32x4_splat(k);
+    // even part
+    let p1 = i32x4_mul(i32x4_add(row2, row6), c(2217));
+    let t2 = i32x4_add(p1, i32x4_mul(row6, c(-7567)));
+    let t3 = i32x4_add(p1, i32x4_mul(row2, c(3135)));
+
+    let t0 = i32x4_shl(i32x4_add(row0, row4), 12);
+    let t1 = i32x4_shl(i32x4_sub(row0, row4), 12);
+
+    let x0 = i32x4_add(i32x4_add(t0, t3), c(bias));
+    let x3 = i32x4_add(i32x4_sub(t0, t3), c(bias));
+    let x1 = i32x4_add(i32x4_add(t1, t2), c(bias));
+    let x2 = i32x4_add(i32x4_sub(t1, t2), c(bias));
+
+    // odd part
+    let p3 = i32x4_add(row7, row3);
+    let p4 = i32x4_add(row5, row1);
+    let p1 = i32x4_add(row7, row1);
+    let p2 = i32x4_add(row5, row3);
+    let p5 = i32x4_mul(i32x4_add(p3, p4), c(4816));
+
+    let t0 = i32x4_mul(row7, c(1223));
+    let t1 = i32x4_mul(row5, c(8410));
+    let t2 = i32x4_mul(row3, c(12586));
+    let t3 = i32x4_mul(row1, c(6149));
+
+    let p1 = i32x4_add(p5, i32x4_mul(p1, c(-3685)));
+    let p2 = i32x4_add(p5, i32x4_mul(p2, c(-10497)));
+    let p3 = i32x4_mul(p3, c(-8034));
+    let p4 = i32x4_mul(p4, c(-1597));
+
+    let t3 = i32x4_add(t3, i32x4_add(p1, p4));
+    let t2 = i32x4_add(t2, i32x4_add(p2, p3));
+    let t1 = i32x4_add(t1, i32x4_add(p2, p4));
+    let t0 = i32x4_add(t0, i32x4_add(p1, p3));
+
+    [
+        i32x4_shr(i32x4_add(x0, t3), shift),
+        i32x4_shr(i32x4_add(x1, t2), shift),
+        i32x4_shr(i32x4_add(x2, t1), shift),
+        i32x4_shr(i32x4_add(x3, t0), shift),
+        i32x4_shr(i32x4_sub(x3, t0), shift),
+        i32x4_shr(i32x4_sub(x2, t1), shift),
+        i32x4_shr(i32x4_sub(x1, t2), shift),
+        i32x4_shr(i32x4_sub(x0, t3), shift),
+    ]
+}
+
+/// One 1-D pass over the eight rows, as two halves of four columns.
+#[inline(always)]
+fn pass(r: &mut [Row; 8], bias: i32, shift: u32) {
+    let lo = pass4([r[0].0, r[1].0, r[2].0, r[3].0, r[4].0, r[5].0, r[6].0, r[7].0], bias, shift);
+    let hi = pass4([r[0].1, r[1].1, r[2].1, r[3].1, r[4].1, r[5].1, r[6].1, r[7].1], bias, shift);
+    for i in 0..8 {
+        r[i] = Row(lo[i], hi[i]);
+    }
+}
+
+/// Stores one row of eight samples at `out[pos..pos + 8]`; a row that does not fit is
+/// dropped, as the scalar code writes it to a scratch array.
+#[inline(always)]
+fn store_row(out: &mut [i16], pos: usize, v: v128) {
+    if let Some(dst) = out.get_mut(pos..pos.wrapping_add(8)) {
+        // SAFETY: `dst` is exactly 8 i16 = 16 bytes; v128 stores need no alignment.
+        unsafe { v128_store(dst.as_mut_ptr().cast::<v128>(), v) }
+    }
+}
+
+#[inline(always)]
+fn load(in_vector: &[i32; 64], at: usize) -> v128 {
+    debug_assert!(at + 4 <= 64);
+    // SAFETY: every caller passes `at` ≤ 60, so 4 i32 = 16 bytes are in bounds.
+    unsafe { v128_load(in_vector.as_ptr().add(at).cast::<v128>()) }
+}
+
+/// Full 8×8 IDCT, bit-identical to `scalar::idct_int`. Leaves `in_vector` unchanged
+/// (the caller clears it before the next block), so it also upholds the contract of the
+/// 4×4 IDCT: an input whose coefficients outside the top-left 4×4 are zero gives exactly
+/// `scalar::idct4x4`'s output (that function is the same arithmetic with the zero terms
+/// dropped) and the zeros stay zero.
+pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
+    let mut r = [Row(i32x4_splat(0), i32x4_splat(0)); 8];
+    for (i, row) in r.iter_mut().enumerate() {
+        *row = Row(load(in_vector, i * 8), load(in_vector, i * 8 + 4));
+    }
+
+    // All 63 AC coefficients zero: the block is flat (the scalar code's idct_int_1x1).
+    let ac_row0 = v128_and(r[0].0, i32x4(0, -1, -1, -1));
+    let mut or = v128_or(ac_row0, r[0].1);
+    for row in &r[1..] {
+        or = v128_or(or, v128_or(row.0, row.1));
+    }
+    if !v128_any_true(or) {
+        let dc = in_vector[0].wrapping_add(4).wrapping_add(1024) >> 3;
+        let v = i16x8_splat(dc.clamp(0, 255) as i16);
+        let mut pos = 0usize;
+        for _ in 0..8 {
+            store_row(out_vector, pos, v);
+            pos = pos.wrapping_add(stride);
+        }
+        return;
+    }
+
+    pass(&mut r, 512, 10);
+    transpose8(&mut r);
+    pass(&mut r, SCALE_BITS, 17);
+    transpose8(&mut r);
+
+    let zero = i16x8_splat(0);
+    let max = i16x8_splat(255);
+    let mut pos = 0usize;
+    for row in &r {
+        let v = i16x8_narrow_i32x4(row.0, row.1);
+        let v = i16x8_min(i16x8_max(v, zero), max);
+        store_row(out_vector, pos, v);
+        pos = pos.wrapping_add(stride);
+    }
+}
+
+/// 4×4 IDCT (only the top-left 4×4 coefficients may be non-zero; they are left as they
+/// are and the rest stays zero, the contract of `choose_idct_4x4_func`). Bit-identical
+/// to `scalar::idct4x4`: the first pass runs on the four non-zero columns only (one
+/// vector per row), the second on all eight rows with the four non-zero inputs.
+pub fn idct4x4_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
+    // Rows 0..4, columns 0..4.
+    let i0 = load(in_vector, 0);
+    let i1 = load(in_vector, 8);
+    let i2 = load(in_vector, 16);
+    let i3 = load(in_vector, 24);
+
+    // Vertical pass (scalar idct4x4, first loop), four columns at once.
+    let c = |k: i32| i32x4_splat(k);
+    let a0 = i32x4_add(i32x4_shl(i0, 12), c(512));
+    let p1 = i32x4_mul(i2, c(2217));
+    let p3 = i32x4_mul(i2, c(5352));
+    let x0 = i32x4_add(a0, p3);
+    let x1 = i32x4_add(a0, p1);
+    let x2 = i32x4_sub(a0, p1);
+    let x3 = i32x4_sub(a0, p3);
+    // odd part: i4 = row 3, i3 = row 1
+    let p5 = i32x4_mul(i32x4_add(i3, i1), c(4816));
+    let q1 = i32x4_add(p5, i32x4_mul(i1, c(-3685)));
+    let q2 = i32x4_add(p5, i32x4_mul(i3, c(-10497)));
+    let t3 = i32x4_add(p5, i32x4_mul(i1, c(867)));
+    let t2 = i32x4_add(p5, i32x4_mul(i3, c(-5945)));
+    let t1 = i32x4_add(q2, i32x4_mul(i1, c(-1597)));
+    let t0 = i32x4_add(q1, i32x4_mul(i3, c(-8034)));
+    let v = [
+        i32x4_shr(i32x4_add(x0, t3), 10),
+        i32x4_shr(i32x4_add(x1, t2), 10),
+        i32x4_shr(i32x4_add(x2, t1), 10),
+        i32x4_shr(i32x4_add(x3, t0), 10),
+        i32x4_shr(i32x4_sub(x3, t0), 10),
+        i32x4_shr(i32x4_sub(x2, t1), 10),
+        i32x4_shr(i32x4_sub(x1, t2), 10),
+        i32x4_shr(i32x4_sub(x0, t3), 10),
+    ];
+
+    // Columns of the 8×4 intermediate as vectors over rows 0..4 and 4..8.
+    let lo = transpose4(v[0], v[1], v[2], v[3]);
+    let hi = transpose4(v[4], v[5], v[6], v[7]);
+
+    // Horizontal pass (scalar idct4x4, second loop), rows 0..4 and 4..8 at once.
+    let horizontal = |col: &[v128; 4]| -> [v128; 8] {
+        let [h0, h1, h2, h3] = *col;
+        let t0 = i32x4_add(i32x4_shl(h0, 12), c(SCALE_BITS));
+        let t2 = i32x4_mul(h2, c(2217));
+        let t3 = i32x4_mul(h2, c(5352));
+        let x0 = i32x4_add(t0, t3);
+        let x3 = i32x4_sub(t0, t3);
+        let x1 = i32x4_add(t0, t2);
+        let x2 = i32x4_sub(t0, t2);
+        let p5 = i32x4_mul(i32x4_add(h3, h1), c(4816));
+        let p1 = i32x4_add(p5, i32x4_mul(h1, c(-3685)));
+        let p2 = i32x4_add(p5, i32x4_mul(h3, c(-10497)));
+        let t3 = i32x4_add(p5, i32x4_mul(h1, c(867)));
+        let t2 = i32x4_add(p5, i32x4_mul(h3, c(-5945)));
+        let t1 = i32x4_add(p2, i32x4_mul(h1, c(-1597)));
+        let t0 = i32x4_add(p1, i32x4_mul(h3, c(-8034)));
+        [
+            i32x4_shr(i32x4_add(x0, t3), 17),
+            i32x4_shr(i32x4_add(x1, t2), 17),
+            i32x4_shr(i32x4_add(x2, t1), 17),
+            i32x4_shr(i32x4_add(x3, t0), 17),
+            i32x4_shr(i32x4_sub(x3, t0), 17),
+            i32x4_shr(i32x4_sub(x2, t1), 17),
+            i32x4_shr(i32x4_sub(x1, t2), 17),
+            i32x4_shr(i32x4_sub(x0, t3), 17),
+        ]
+    };
+    // o_lo[k] lane r = output (row r, column k) for rows 0..4; o_hi for rows 4..8.
+    let o_lo = horizontal(&lo);
+    let o_hi = horizontal(&hi);
+
+    // Back to rows: row r = columns 0..4 then 4..8.
+    let a = transpose4(o_lo[0], o_lo[1], o_lo[2], o_lo[3]);
+    let b = transpose4(o_lo[4], o_lo[5], o_lo[6], o_lo[7]);
+    let cc = transpose4(o_hi[0], o_hi[1], o_hi[2], o_hi[3]);
+    let d = transpose4(o_hi[4], o_hi[5], o_hi[6], o_hi[7]);
+
+    let zero = i16x8_splat(0);
+    let max = i16x8_splat(255);
+    let mut pos = 0usize;
+    for r in 0..8 {
+        let (left, right) = if r < 4 { (a[r], b[r]) } else { (cc[r - 4], d[r - 4]) };
+        let v = i16x8_narrow_i32x4(left, right);
+        let v = i16x8_min(i16x8_max(v, zero), max);
+        store_row(out_vector, pos, v);
+        pos = pos.wrapping_add(stride);
+    }
+}
