@@ -15,5 +15,8 @@ step "native Rust tests (cargo test)"
 cargo test
 step "wasm tests in Node and headless Chromium (cargo test --target wasm32-unknown-unknown)"
 cargo test --target wasm32-unknown-unknown
+step "wasm SIMD kernels against the scalar code, in Node (cargo test with +simd128)"
+RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128" CARGO_TARGET_DIR=target/simd-test \
+  cargo test --target wasm32-unknown-unknown --test wasm_node
 step "JavaScript tests (node --test)"
 node --test --test-concurrency=1 tests/js/
