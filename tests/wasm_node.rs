@@ -2,3 +2,4 @@
 #![cfg(target_arch = "wasm32")]
 
 mod wasm_cases;
+mod encode_identity;

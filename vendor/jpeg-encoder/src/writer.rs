@@ -339,6 +339,40 @@ impl<W: JfifWrite> JfifWriter<W> {
         self.write_ac_block(block, 1, 64, ac_table)
     }
 
+    /// [zarr-jpeg patch] `write_block`, visiting only the non-zero AC coefficients when
+    /// `mask` (bit `i` = coefficient `i` non-zero, bits 1..63) is given; same bits written.
+    #[inline(always)]
+    pub fn write_block_mask(
+        &mut self,
+        block: &AlignedBlock,
+        mask: Option<u64>,
+        prev_dc: i16,
+        dc_table: &HuffmanTable,
+        ac_table: &HuffmanTable,
+    ) -> Result<(), EncodingError> {
+        let Some(mut mask) = mask else {
+            return self.write_block(block, prev_dc, dc_table, ac_table);
+        };
+        self.write_dc(block.data[0], prev_dc, dc_table)?;
+        let mut last = 0;
+        while mask != 0 {
+            let i = mask.trailing_zeros();
+            let mut run = i - last - 1;
+            while run > 15 {
+                self.huffman_encode(0xF0, ac_table)?;
+                run -= 16;
+            }
+            let (size, value) = get_code(block.data[i as usize]);
+            self.huffman_encode_value(size, ((run as u8) << 4) | size, value, ac_table)?;
+            last = i;
+            mask &= mask - 1;
+        }
+        if last < 63 {
+            self.huffman_encode(0x00, ac_table)?;
+        }
+        Ok(())
+    }
+
     pub fn write_dc(
         &mut self,
         value: i16,
