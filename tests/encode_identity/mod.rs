@@ -9,7 +9,16 @@ use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{encode, encode_scalar_reference};
 use zarr_jpeg::{ConfigValue, JpegConfig};
 
-const SCHEMES: [(u8, u8); 8] = [(1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4), (4, 2), (2, 4)];
+const SCHEMES: [(u8, u8); 8] = [
+    (1, 1),
+    (2, 1),
+    (1, 2),
+    (2, 2),
+    (4, 1),
+    (1, 4),
+    (4, 2),
+    (2, 4),
+];
 
 fn config(json: &str) -> JpegConfig {
     let value: JsValue = js_sys::JSON::parse(json).unwrap();
@@ -22,7 +31,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn byte(&mut self) -> u8 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 56) as u8
     }
 }
@@ -37,9 +49,27 @@ fn image(pattern: usize, height: usize, width: usize, channels: usize, seed: u64
                     0 => rng.byte(),
                     1 => 0,
                     2 => 255,
-                    3 => if (x + y + c) % 2 == 0 { 0 } else { 255 },
-                    4 => if (x / (c + 1)) % 2 == 0 { 255 } else { 0 },
-                    5 => if y % 2 == 0 { 0 } else { 255 },
+                    3 => {
+                        if (x + y + c) % 2 == 0 {
+                            0
+                        } else {
+                            255
+                        }
+                    }
+                    4 => {
+                        if (x / (c + 1)) % 2 == 0 {
+                            255
+                        } else {
+                            0
+                        }
+                    }
+                    5 => {
+                        if y % 2 == 0 {
+                            0
+                        } else {
+                            255
+                        }
+                    }
                     _ => ((x * 255) / width.max(1)) as u8 ^ ((y * 97) as u8),
                 });
             }
@@ -67,14 +97,30 @@ fn modes() -> Vec<(String, usize)> {
 
 #[wasm_bindgen_test]
 fn simd_kernels_write_the_same_bytes_as_the_scalar_code() {
-    let sizes = [(1, 1), (7, 13), (13, 7), (61, 47), (16, 16), (17, 33), (33, 100), (64, 48), (9, 130)];
+    let sizes = [
+        (1, 1),
+        (7, 13),
+        (13, 7),
+        (61, 47),
+        (16, 16),
+        (17, 33),
+        (33, 100),
+        (64, 48),
+        (9, 130),
+    ];
     let mut cases = 0;
     for (mode, channels) in modes() {
         for quality in [1, 50, 90, 100] {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
             for (height, width) in sizes {
                 for pattern in 0..7 {
-                    let data = image(pattern, height, width, channels, (height * 1000 + width) as u64);
+                    let data = image(
+                        pattern,
+                        height,
+                        width,
+                        channels,
+                        (height * 1000 + width) as u64,
+                    );
                     let mut shape = vec![height as u64, width as u64];
                     if channels == 3 {
                         shape.push(3);
