@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // A/B encode benchmark of two builds of the package in one Node process:
-//   node bench/ab-encode.mjs <distA> <distB> [--reps N] [--only <case-id substring>] [--min-ms M]
+//   node bench/ab-encode.mjs <distA> <distB> [--reps N] [--only <case-id substring>] [--min-ms M] [--cpu]
 // e.g. a scalar dist/ copy against a simd128 one. Cases: ihc.png tiled to 2048² and
 // centre-cropped to 512² and 256² in 4:2:0, 4:4:4 and `rgb`; cell.png likewise in
 // grayscale; quality 90 (as bench/run.mjs). For each case it first checks that A and B
 // write identical bytes, warms both up, then takes N rounds alternating A and B (each
-// sample batched to ≥ --min-ms), and prints the median MP/s of each and B ÷ A.
+// sample batched to ≥ --min-ms), and prints the median MP/s of each and B ÷ A. With --cpu,
+// samples are the process's CPU time (user + system) instead of wall time: steadier when
+// other work shares the cores (time spent descheduled is not counted).
 import path from "node:path";
 import os from "node:os";
 import { pathToFileURL, fileURLToPath } from "node:url";
@@ -15,7 +17,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const args = process.argv.slice(2);
 const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
-const positional = args.filter((a, i) => !a.startsWith("--") && !(i > 0 && args[i - 1].startsWith("--")));
+const valued = ["--reps", "--only", "--min-ms"];
+const positional = args.filter((a, i) => !a.startsWith("--") && !(i > 0 && valued.includes(args[i - 1])));
 if (positional.length !== 2) {
   console.error("usage: node bench/ab-encode.mjs <distA> <distB> [--reps N] [--only substr] [--min-ms M]");
   process.exit(2);
@@ -23,6 +26,13 @@ if (positional.length !== 2) {
 const reps = Number(opt("--reps", 9));
 const minMs = Number(opt("--min-ms", 40));
 const only = opt("--only", null);
+const cpu = args.includes("--cpu");
+const now = cpu
+  ? () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    }
+  : () => performance.now();
 
 const load = async (dir) => {
   const mod = await import(pathToFileURL(path.resolve(dir, "index.js")).href);
@@ -54,12 +64,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 function sample(mod, c, iters) {
   const config = CONFIGS[c.mode];
   const shape = shapeOf(c.img);
-  const t = performance.now();
+  const t = now();
   for (let i = 0; i < iters; i++) mod.encode(config, c.img.data, shape);
-  return (performance.now() - t) / iters;
+  return (now() - t) / iters;
 }
 
-console.log(`A = ${positional[0]}\nB = ${positional[1]}\nnode ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; median of ${reps} alternating samples\n`);
+console.log(`A = ${positional[0]}\nB = ${positional[1]}\nnode ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; median of ${reps} alternating samples of ${cpu ? "CPU" : "wall"} time\n`);
 console.log("| case | bytes | identical | A MP/s | B MP/s | B ÷ A |\n| --- | ---: | :---: | ---: | ---: | ---: |");
 for (const c of cases) {
   if (only && !c.id.includes(only)) continue;

@@ -529,29 +529,30 @@ impl<W: JfifWrite> Encoder<W> {
             }
         }
 
-        // [zarr-jpeg patch] WebAssembly simd128 kernels (compile-time feature).
+        // [zarr-jpeg patch] WebAssembly simd128 kernels (compile-time feature). The image
+        // adapters are passed as `&dyn ImageBuffer` (one call per row), so the encoder is
+        // compiled twice (SIMD and scalar reference) rather than once per colour type.
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        if !self.scalar_reference {
+        {
             use crate::wasm_simd::*;
-            type Op = WasmSimdOperations;
-
+            let simd = !self.scalar_reference;
             return match color_type {
-                ColorType::Luma => self.encode_image_internal::<_, Op>(GrayImageSimd(data, width, height)),
-                ColorType::Rgb => self.encode_image_internal::<_, Op>(RgbImageSimd(data, width, height)),
-                ColorType::Ycbcr => {
-                    self.encode_image_internal::<_, Op>(YCbCrImageSimd(data, width, height))
-                }
-                ColorType::Rgba => self.encode_image_internal::<_, Op>(RgbaImage(data, width, height)),
-                ColorType::Bgr => self.encode_image_internal::<_, Op>(BgrImage(data, width, height)),
-                ColorType::Bgra => self.encode_image_internal::<_, Op>(BgraImage(data, width, height)),
-                ColorType::Cmyk => self.encode_image_internal::<_, Op>(CmykImage(data, width, height)),
-                ColorType::CmykAsYcck => {
-                    self.encode_image_internal::<_, Op>(CmykAsYcckImage(data, width, height))
-                }
-                ColorType::Ycck => self.encode_image_internal::<_, Op>(YcckImage(data, width, height)),
+                ColorType::Luma if simd => self.encode_dyn(&GrayImageSimd(data, width, height)),
+                ColorType::Rgb if simd => self.encode_dyn(&RgbImageSimd(data, width, height)),
+                ColorType::Ycbcr if simd => self.encode_dyn(&YCbCrImageSimd(data, width, height)),
+                ColorType::Luma => self.encode_dyn(&GrayImage(data, width, height)),
+                ColorType::Rgb => self.encode_dyn(&RgbImage(data, width, height)),
+                ColorType::Ycbcr => self.encode_dyn(&YCbCrImage(data, width, height)),
+                ColorType::Rgba => self.encode_dyn(&RgbaImage(data, width, height)),
+                ColorType::Bgr => self.encode_dyn(&BgrImage(data, width, height)),
+                ColorType::Bgra => self.encode_dyn(&BgraImage(data, width, height)),
+                ColorType::Cmyk => self.encode_dyn(&CmykImage(data, width, height)),
+                ColorType::CmykAsYcck => self.encode_dyn(&CmykAsYcckImage(data, width, height)),
+                ColorType::Ycck => self.encode_dyn(&YcckImage(data, width, height)),
             };
         }
 
+        #[allow(unreachable_code)]
         match color_type {
             ColorType::Luma => self.encode_image(GrayImage(data, width, height))?,
             ColorType::Rgb => self.encode_image(RgbImage(data, width, height))?,
@@ -581,6 +582,16 @@ impl<W: JfifWrite> Encoder<W> {
             return self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(image);
         }
         self.encode_image_internal::<_, DefaultOperations>(image)
+    }
+
+    /// [zarr-jpeg patch] The SIMD kernels, or the scalar code with `scalar_reference`.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn encode_dyn(self, image: &dyn ImageBuffer) -> Result<(), EncodingError> {
+        if self.scalar_reference {
+            self.encode_image_internal::<_, DefaultOperations>(DynImage(image))
+        } else {
+            self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(DynImage(image))
+        }
     }
 
     fn encode_image_internal<I: ImageBuffer, OP: Operations>(
@@ -1625,6 +1636,29 @@ pub(crate) trait Operations {
 }
 
 pub(crate) struct DefaultOperations;
+
+/// [zarr-jpeg patch] An image adapter behind a reference to the trait object.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+struct DynImage<'a>(&'a dyn ImageBuffer);
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl ImageBuffer for DynImage<'_> {
+    fn get_jpeg_color_type(&self) -> JpegColorType {
+        self.0.get_jpeg_color_type()
+    }
+
+    fn width(&self) -> u16 {
+        self.0.width()
+    }
+
+    fn height(&self) -> u16 {
+        self.0.height()
+    }
+
+    fn fill_buffers(&self, y: u16, buffers: &mut [Vec<u8>; 4]) {
+        self.0.fill_buffers(y, buffers)
+    }
+}
 
 impl Operations for DefaultOperations {}
 

@@ -20,7 +20,6 @@ use alloc::vec::Vec;
 use crate::encoder::{AlignedBlock, JpegColorType, Operations};
 use crate::image_buffer::{ImageBuffer, rgb_to_ycbcr};
 use crate::quantization::QuantizationTable;
-use crate::writer::ZIGZAG;
 
 pub(crate) struct WasmSimdOperations;
 
@@ -81,12 +80,6 @@ fn load8(bytes: &[u8]) -> v128 {
     assert!(bytes.len() >= 8);
     // SAFETY: 8 readable bytes checked above (the upper half of the vector is zero).
     unsafe { v128_load64_zero(bytes.as_ptr() as *const u64) }
-}
-
-#[inline(always)]
-fn to_bytes(v: v128) -> [u8; 16] {
-    // SAFETY: both are 16 bytes of plain data.
-    unsafe { core::mem::transmute::<v128, [u8; 16]>(v) }
 }
 
 #[inline(always)]
@@ -174,49 +167,87 @@ fn ycc8(r: v128, g: v128, b: v128) -> (v128, v128, v128) {
     )
 }
 
+/// Appends `n` bytes to each of three rows: `fill` gets their uninitialised tails
+/// (exactly `n` bytes each) and must write every byte.
+#[inline(always)]
+fn append3(
+    buffers: &mut [Vec<u8>; 4],
+    n: usize,
+    fill: impl FnOnce(&mut [core::mem::MaybeUninit<u8>], &mut [core::mem::MaybeUninit<u8>], &mut [core::mem::MaybeUninit<u8>]),
+) {
+    let [b0, b1, b2, _] = buffers;
+    b0.reserve(n);
+    b1.reserve(n);
+    b2.reserve(n);
+    fill(&mut b0.spare_capacity_mut()[..n], &mut b1.spare_capacity_mut()[..n], &mut b2.spare_capacity_mut()[..n]);
+    // SAFETY: `fill` initialised the first `n` spare bytes of each row.
+    unsafe {
+        b0.set_len(b0.len() + n);
+        b1.set_len(b1.len() + n);
+        b2.set_len(b2.len() + n);
+    }
+}
+
+#[inline(always)]
+fn store16(dst: &mut [core::mem::MaybeUninit<u8>], v: v128) {
+    let dst = &mut dst[..16];
+    // SAFETY: 16 writable bytes checked above; v128.store has no alignment requirement.
+    unsafe { v128_store(dst.as_mut_ptr() as *mut v128, v) }
+}
+
 /// One row of RGB samples → Y, Cb, Cr rows (appended), as `RgbImage::fill_buffers`.
 pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
-    let [y_buf, cb_buf, cr_buf, _] = buffers;
-    let mut chunks = line.chunks_exact(48);
-    for px in &mut chunks {
-        let (r, g, b) = deinterleave3(px);
-        let (y0, cb0, cr0) = ycc8(
-            u16x8_extend_low_u8x16(r),
-            u16x8_extend_low_u8x16(g),
-            u16x8_extend_low_u8x16(b),
-        );
-        let (y1, cb1, cr1) = ycc8(
-            u16x8_extend_high_u8x16(r),
-            u16x8_extend_high_u8x16(g),
-            u16x8_extend_high_u8x16(b),
-        );
-        y_buf.extend_from_slice(&to_bytes(u8x16_narrow_i16x8(y0, y1)));
-        cb_buf.extend_from_slice(&to_bytes(u8x16_narrow_i16x8(cb0, cb1)));
-        cr_buf.extend_from_slice(&to_bytes(u8x16_narrow_i16x8(cr0, cr1)));
-    }
-    for px in chunks.remainder().chunks_exact(3) {
-        let (y, cb, cr) = rgb_to_ycbcr(px[0], px[1], px[2]);
-        y_buf.push(y);
-        cb_buf.push(cb);
-        cr_buf.push(cr);
-    }
+    let n = line.len() / 3;
+    append3(buffers, n, |y_buf, cb_buf, cr_buf| {
+        let mut chunks = line.chunks_exact(48);
+        let mut x = 0;
+        for px in &mut chunks {
+            let (r, g, b) = deinterleave3(px);
+            let (y0, cb0, cr0) = ycc8(
+                u16x8_extend_low_u8x16(r),
+                u16x8_extend_low_u8x16(g),
+                u16x8_extend_low_u8x16(b),
+            );
+            let (y1, cb1, cr1) = ycc8(
+                u16x8_extend_high_u8x16(r),
+                u16x8_extend_high_u8x16(g),
+                u16x8_extend_high_u8x16(b),
+            );
+            store16(&mut y_buf[x..], u8x16_narrow_i16x8(y0, y1));
+            store16(&mut cb_buf[x..], u8x16_narrow_i16x8(cb0, cb1));
+            store16(&mut cr_buf[x..], u8x16_narrow_i16x8(cr0, cr1));
+            x += 16;
+        }
+        for px in chunks.remainder().chunks_exact(3) {
+            let (y, cb, cr) = rgb_to_ycbcr(px[0], px[1], px[2]);
+            y_buf[x].write(y);
+            cb_buf[x].write(cb);
+            cr_buf[x].write(cr);
+            x += 1;
+        }
+    });
 }
 
 /// One row of interleaved 3-component samples → three rows, unconverted.
 pub(crate) fn split_row3(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
-    let [c0_buf, c1_buf, c2_buf, _] = buffers;
-    let mut chunks = line.chunks_exact(48);
-    for px in &mut chunks {
-        let (c0, c1, c2) = deinterleave3(px);
-        c0_buf.extend_from_slice(&to_bytes(c0));
-        c1_buf.extend_from_slice(&to_bytes(c1));
-        c2_buf.extend_from_slice(&to_bytes(c2));
-    }
-    for px in chunks.remainder().chunks_exact(3) {
-        c0_buf.push(px[0]);
-        c1_buf.push(px[1]);
-        c2_buf.push(px[2]);
-    }
+    let n = line.len() / 3;
+    append3(buffers, n, |c0_buf, c1_buf, c2_buf| {
+        let mut chunks = line.chunks_exact(48);
+        let mut x = 0;
+        for px in &mut chunks {
+            let (c0, c1, c2) = deinterleave3(px);
+            store16(&mut c0_buf[x..], c0);
+            store16(&mut c1_buf[x..], c1);
+            store16(&mut c2_buf[x..], c2);
+            x += 16;
+        }
+        for px in chunks.remainder().chunks_exact(3) {
+            c0_buf[x].write(px[0]);
+            c1_buf[x].write(px[1]);
+            c2_buf[x].write(px[2]);
+            x += 1;
+        }
+    });
 }
 
 #[inline(always)]
@@ -468,12 +499,28 @@ pub(crate) fn fdct_simd(block: &mut AlignedBlock) {
 
 // ---------------------------------------------------------------- quantisation
 
+/// The zig-zag reorder of 8 row vectors (natural order) into 8 vectors of coefficients
+/// 0..63 in zig-zag order, with constant two-vector shuffles (generated from `ZIGZAG`).
+#[inline(always)]
+fn zigzag(n: [v128; 8]) -> [v128; 8] {
+    [
+        i16x8_shuffle::<0, 1, 2, 8, 4, 5, 6, 7>(i16x8_shuffle::<0, 1, 8, 0, 9, 2, 3, 10>(n[0], n[1]), n[2]),
+        i16x8_shuffle::<0, 1, 2, 3, 4, 5, 12, 13>(i16x8_shuffle::<0, 1, 2, 3, 4, 11, 6, 7>(i16x8_shuffle::<0, 1, 8, 3, 4, 5, 6, 7>(i16x8_shuffle::<1, 8, 0, 9, 2, 0, 0, 0>(n[2], n[3]), n[4]), n[1]), n[0]),
+        i16x8_shuffle::<0, 1, 2, 3, 4, 8, 6, 7>(i16x8_shuffle::<0, 1, 2, 3, 8, 5, 9, 7>(i16x8_shuffle::<0, 1, 2, 9, 4, 5, 6, 10>(i16x8_shuffle::<0, 1, 10, 3, 4, 5, 6, 7>(i16x8_shuffle::<4, 11, 0, 0, 0, 0, 0, 0>(n[1], n[2]), n[3]), n[4]), n[5]), n[6]),
+        i16x8_shuffle::<0, 1, 2, 14, 15, 5, 6, 7>(i16x8_shuffle::<0, 1, 13, 3, 4, 14, 6, 7>(i16x8_shuffle::<3, 12, 0, 0, 0, 0, 13, 4>(n[3], n[2]), n[1]), n[0]),
+        i16x8_shuffle::<0, 1, 2, 8, 9, 5, 6, 7>(i16x8_shuffle::<0, 1, 9, 3, 4, 10, 6, 7>(i16x8_shuffle::<3, 10, 0, 0, 0, 0, 11, 4>(n[4], n[5]), n[6]), n[7]),
+        i16x8_shuffle::<0, 1, 2, 3, 4, 5, 6, 11>(i16x8_shuffle::<0, 1, 2, 3, 4, 5, 12, 7>(i16x8_shuffle::<0, 1, 2, 3, 4, 13, 6, 7>(i16x8_shuffle::<0, 1, 15, 3, 4, 5, 6, 7>(i16x8_shuffle::<5, 14, 0, 15, 6, 0, 0, 0>(n[3], n[2]), n[1]), n[4]), n[5]), n[6]),
+        i16x8_shuffle::<0, 1, 2, 3, 4, 15, 6, 7>(i16x8_shuffle::<0, 1, 2, 3, 14, 5, 15, 7>(i16x8_shuffle::<0, 1, 2, 13, 4, 5, 6, 14>(i16x8_shuffle::<2, 3, 12, 0, 0, 0, 0, 0>(n[7], n[6]), n[5]), n[4]), n[3]),
+        i16x8_shuffle::<0, 1, 2, 3, 15, 5, 6, 7>(i16x8_shuffle::<5, 12, 13, 6, 0, 7, 14, 15>(n[6], n[7]), n[5]),
+    ]
+}
+
 /// `QuantizationTable::quantize` for all 64 coefficients, then the zig-zag reorder.
 /// `(|x| + correction) · reciprocal >> 15` with the sign restored: |x| + correction
 /// < 2^16 and the product < 2^31, so unsigned 16×16→32-bit products are exact.
 pub(crate) fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, table: &QuantizationTable) {
     let (recip, corr) = table.simd_tables();
-    let mut natural = [0i16; 64];
+    let mut natural = [i16x8_splat(0); 8];
     for k in 0..8 {
         let x = load_row(&block.data, k);
         let sign = i16x8_shr(x, 15);
@@ -482,10 +529,10 @@ pub(crate) fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, ta
         let lo = u32x4_shr(u32x4_extmul_low_u16x8(t, r), 15);
         let hi = u32x4_shr(u32x4_extmul_high_u16x8(t, r), 15);
         let q = i16x8_narrow_i32x4(lo, hi);
-        store_row(&mut natural, k, i16x8_sub(v128_xor(q, sign), sign));
+        natural[k] = i16x8_sub(v128_xor(q, sign), sign);
     }
-    for (out, &z) in q_block.data.iter_mut().zip(ZIGZAG.iter()) {
-        *out = natural[usize::from(z & 0x3f)];
+    for (k, v) in zigzag(natural).into_iter().enumerate() {
+        store_row(&mut q_block.data, k, v);
     }
 }
 

@@ -67,7 +67,14 @@ pub static ZIGZAG: [u8; 64] = [
     52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 ];
 
-const BUFFER_SIZE: usize = core::mem::size_of::<usize>() * 8;
+// [zarr-jpeg patch] a 64-bit bit buffer where wasm32 has SIMD kernels (usize is 32 bits
+// there); the bytes written are the same for any buffer size.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+type BitBuffer = usize;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type BitBuffer = u64;
+
+const BUFFER_SIZE: usize = core::mem::size_of::<BitBuffer>() * 8;
 
 /// A no_std alternative for `std::io::Write`
 ///
@@ -107,7 +114,7 @@ impl<W: std::io::Write + ?Sized> JfifWrite for W {
 
 pub(crate) struct JfifWriter<W: JfifWrite> {
     w: W,
-    bit_buffer: usize,
+    bit_buffer: BitBuffer,
     free_bits: i8,
 }
 
@@ -183,9 +190,10 @@ impl<W: JfifWrite> JfifWriter<W> {
         }
     }
 
+    #[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), inline(always))]
     pub fn write_bits(&mut self, value: u32, size: u8) -> Result<(), EncodingError> {
         let size = size as i8;
-        let value = value as usize;
+        let value = value as BitBuffer;
 
         let free_bits = self.free_bits - size;
 
