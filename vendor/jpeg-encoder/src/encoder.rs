@@ -1300,23 +1300,16 @@ impl<W: JfifWrite> Encoder<W> {
                 for block_x in 0..cols {
                     let bx = block_x * 8 * h_scale;
                     let by = block_y * 8 * v_scale;
-                    let mut block = if average {
-                        OP::get_block_averaged(&row[i], bx, by, h_scale, v_scale, buffer_width)
-                    } else {
-                        OP::get_block(&row[i], bx, by, h_scale, v_scale, buffer_width)
-                    };
-
-                    OP::fdct(&mut block);
-
-                    let mut q_block = AlignedBlock::default();
-
-                    OP::quantize_block(
-                        &block,
-                        &mut q_block,
+                    blocks[i].push(OP::encode_block(
+                        &row[i],
+                        bx,
+                        by,
+                        h_scale,
+                        v_scale,
+                        buffer_width,
+                        average,
                         &q_tables[component.quantization_table as usize],
-                    );
-
-                    blocks[i].push(q_block);
+                    ));
                 }
             }
         }
@@ -1617,6 +1610,35 @@ pub(crate) trait Operations {
         width: usize,
     ) -> AlignedBlock {
         get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+    }
+
+    /// [zarr-jpeg patch] Block extraction, FDCT and quantisation of one block, which SIMD
+    /// kernels can do without storing the intermediate blocks.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn encode_block(
+        data: &[u8],
+        start_x: usize,
+        start_y: usize,
+        col_stride: usize,
+        row_stride: usize,
+        width: usize,
+        average: bool,
+        table: &QuantizationTable,
+    ) -> AlignedBlock {
+        let mut block = if average {
+            Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+        } else {
+            Self::get_block(data, start_x, start_y, col_stride, row_stride, width)
+        };
+
+        Self::fdct(&mut block);
+
+        let mut q_block = AlignedBlock::default();
+
+        Self::quantize_block(&block, &mut q_block, table);
+
+        q_block
     }
 
     /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (zig-zag order, 1..63) is

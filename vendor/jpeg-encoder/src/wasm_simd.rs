@@ -63,6 +63,38 @@ impl Operations for WasmSimdOperations {
     }
 
     #[inline(always)]
+    fn encode_block(
+        data: &[u8],
+        start_x: usize,
+        start_y: usize,
+        col_stride: usize,
+        row_stride: usize,
+        width: usize,
+        average: bool,
+        table: &QuantizationTable,
+    ) -> AlignedBlock {
+        let simd_factors = matches!(col_stride, 1 | 2 | 4) && matches!(row_stride, 1 | 2 | 4);
+        if !simd_factors || (!average && (col_stride, row_stride) != (1, 1)) {
+            let mut block = if average {
+                Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+            } else {
+                Self::get_block(data, start_x, start_y, col_stride, row_stride, width)
+            };
+            Self::fdct(&mut block);
+            let mut q_block = AlignedBlock::default();
+            Self::quantize_block(&block, &mut q_block, table);
+            return q_block;
+        }
+        let rows = block_rows(data, start_x, start_y, col_stride, row_stride, width);
+        let coefficients = quantize_rows(fdct_rows(rows), table);
+        let mut q_block = AlignedBlock::default();
+        for (k, v) in coefficients.into_iter().enumerate() {
+            store_row(&mut q_block.data, k, v);
+        }
+        q_block
+    }
+
+    #[inline(always)]
     fn nonzero_ac_mask(block: &AlignedBlock) -> Option<u64> {
         Some(nonzero_mask(block) & !1)
     }
@@ -317,16 +349,26 @@ fn get_block_averaged_simd(
     v: usize,
     width: usize,
 ) -> AlignedBlock {
-    let n = h * v;
     if !matches!(h, 1 | 2 | 4) || !matches!(v, 1 | 2 | 4) {
         return crate::encoder::get_block_averaged(data, start_x, start_y, h, v, width);
     }
+    let mut block = AlignedBlock::default();
+    for (y, row) in block_rows(data, start_x, start_y, h, v, width).into_iter().enumerate() {
+        store_row(&mut block.data, y, row);
+    }
+    block
+}
+
+/// The rows of `get_block_averaged_simd` in registers; `h`, `v` ∈ {1, 2, 4}.
+#[inline(always)]
+fn block_rows(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, width: usize) -> [v128; 8] {
+    let n = h * v;
     let shift = n.trailing_zeros();
     let even = ((n - 1) / 2) as i16;
     let odd = (n / 2) as i16;
     let bias = i16x8(even, odd, even, odd, even, odd, even, odd);
-    let mut block = AlignedBlock::default();
-    for y in 0..8 {
+    let mut rows = [bias; 8];
+    for (y, out) in rows.iter_mut().enumerate() {
         let top = (start_y + y * v) * width + start_x;
         let mut sum = row_sums(&data[top..top + 8 * h], h);
         for dy in 1..v {
@@ -334,9 +376,9 @@ fn get_block_averaged_simd(
             sum = i16x8_add(sum, row_sums(&data[at..at + 8 * h], h));
         }
         let mean = u16x8_shr(i16x8_add(sum, bias), shift);
-        store_row(&mut block.data, y, i16x8_sub(mean, i16x8_splat(128)));
+        *out = i16x8_sub(mean, i16x8_splat(128));
     }
-    block
+    rows
 }
 
 // ---------------------------------------------------------------- forward DCT
@@ -489,12 +531,17 @@ pub(crate) fn fdct_simd(block: &mut AlignedBlock) {
         load_row(data, 6),
         load_row(data, 7),
     ];
-    // Pass 1 runs along rows: with columns in vectors, lanes are rows.
-    let pass1 = dct_pass::<false>(transpose8(rows));
-    let out = dct_pass::<true>(transpose8(pass1));
-    for (y, v) in out.into_iter().enumerate() {
+    for (y, v) in fdct_rows(rows).into_iter().enumerate() {
         store_row(data, y, v);
     }
+}
+
+/// `fdct_simd` on 8 row vectors in registers.
+#[inline(always)]
+fn fdct_rows(rows: [v128; 8]) -> [v128; 8] {
+    // Pass 1 runs along rows: with columns in vectors, lanes are rows.
+    let pass1 = dct_pass::<false>(transpose8(rows));
+    dct_pass::<true>(transpose8(pass1))
 }
 
 // ---------------------------------------------------------------- quantisation
@@ -519,10 +566,28 @@ fn zigzag(n: [v128; 8]) -> [v128; 8] {
 /// `(|x| + correction) · reciprocal >> 15` with the sign restored: |x| + correction
 /// < 2^16 and the product < 2^31, so unsigned 16×16→32-bit products are exact.
 pub(crate) fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, table: &QuantizationTable) {
+    let rows = [
+        load_row(&block.data, 0),
+        load_row(&block.data, 1),
+        load_row(&block.data, 2),
+        load_row(&block.data, 3),
+        load_row(&block.data, 4),
+        load_row(&block.data, 5),
+        load_row(&block.data, 6),
+        load_row(&block.data, 7),
+    ];
+    for (k, v) in quantize_rows(rows, table).into_iter().enumerate() {
+        store_row(&mut q_block.data, k, v);
+    }
+}
+
+/// `quantize_simd` on 8 row vectors in registers; returns zig-zag ordered vectors.
+#[inline(always)]
+fn quantize_rows(rows: [v128; 8], table: &QuantizationTable) -> [v128; 8] {
     let (recip, corr) = table.simd_tables();
     let mut natural = [i16x8_splat(0); 8];
     for k in 0..8 {
-        let x = load_row(&block.data, k);
+        let x = rows[k];
         let sign = i16x8_shr(x, 15);
         let t = i16x8_add(i16x8_abs(x), load_row(corr, k));
         let r = load_row(recip, k);
@@ -531,9 +596,7 @@ pub(crate) fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, ta
         let q = i16x8_narrow_i32x4(lo, hi);
         natural[k] = i16x8_sub(v128_xor(q, sign), sign);
     }
-    for (k, v) in zigzag(natural).into_iter().enumerate() {
-        store_row(&mut q_block.data, k, v);
-    }
+    zigzag(natural)
 }
 
 // ---------------------------------------------------------------- entropy coding help
