@@ -1184,7 +1184,7 @@ impl<W: JfifWrite> Encoder<W> {
                             prev_dc = 0;
                         }
                         let value = blocks[i][index].data[0];
-                        dc_freq[get_num_bits(value - prev_dc) as usize] += 1;
+                        dc_freq[OP::num_bits(value - prev_dc) as usize] += 1;
                         prev_dc = value;
                     }
                 }
@@ -1639,6 +1639,12 @@ pub(crate) trait Operations {
         Self::quantize_block(&block, &mut q_block, table);
 
         q_block
+    }
+
+    /// [zarr-jpeg patch] `get_num_bits`, replaceable by a branch-free version.
+    #[inline(always)]
+    fn num_bits(value: i16) -> u8 {
+        get_num_bits(value)
     }
 
     /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (zig-zag order, 1..63) is

@@ -348,7 +348,8 @@ impl<W: JfifWrite> JfifWriter<W> {
     }
 
     /// [zarr-jpeg patch] `write_block`, visiting only the non-zero AC coefficients when
-    /// `mask` (bit `i` = coefficient `i` non-zero, bits 1..63) is given; same bits written.
+    /// `mask` (bit `i` = coefficient `i` non-zero, bits 1..63) is given, with the bit
+    /// buffer in locals; the same bits are written.
     #[inline(always)]
     pub fn write_block_mask(
         &mut self,
@@ -361,23 +362,35 @@ impl<W: JfifWrite> JfifWriter<W> {
         let Some(mut mask) = mask else {
             return self.write_block(block, prev_dc, dc_table, ac_table);
         };
-        self.write_dc(block.data[0], prev_dc, dc_table)?;
+        let mut buffer = self.bit_buffer;
+        let mut free = self.free_bits;
+        let w = &mut self.w;
+
+        let (size, value) = get_code(block.data[0] - prev_dc);
+        let &(code_size, code) = dc_table.get_for_value(size);
+        put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+
         let mut last = 0;
         while mask != 0 {
             let i = mask.trailing_zeros();
             let mut run = i - last - 1;
             while run > 15 {
-                self.huffman_encode(0xF0, ac_table)?;
+                let &(code_size, code) = ac_table.get_for_value(0xF0);
+                put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
                 run -= 16;
             }
             let (size, value) = get_code(block.data[i as usize]);
-            self.huffman_encode_value(size, ((run as u8) << 4) | size, value, ac_table)?;
+            let &(code_size, code) = ac_table.get_for_value(((run as u8) << 4) | size);
+            put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
             last = i;
             mask &= mask - 1;
         }
         if last < 63 {
-            self.huffman_encode(0x00, ac_table)?;
+            let &(code_size, code) = ac_table.get_for_value(0x00);
+            put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
         }
+        self.bit_buffer = buffer;
+        self.free_bits = free;
         Ok(())
     }
 
@@ -491,6 +504,47 @@ impl<W: JfifWrite> JfifWriter<W> {
         self.write_u8(0)?;
 
         Ok(())
+    }
+}
+
+/// [zarr-jpeg patch] `JfifWriter::write_bits` on a bit buffer held in locals.
+#[inline(always)]
+fn put_bits<W: JfifWrite>(
+    w: &mut W,
+    buffer: &mut BitBuffer,
+    free: &mut i8,
+    value: u32,
+    size: u8,
+) -> Result<(), EncodingError> {
+    let size = size as i8;
+    let value = value as BitBuffer;
+    let free_bits = *free - size;
+    if free_bits < 0 {
+        let out = (*buffer << (size + free_bits)) | (value >> -free_bits);
+        put_buffer(w, out)?;
+        *buffer = value;
+        *free = free_bits + BUFFER_SIZE as i8;
+    } else {
+        *free = free_bits;
+        *buffer = (*buffer << size) | value;
+    }
+    Ok(())
+}
+
+/// [zarr-jpeg patch] `JfifWriter::write_bit_buffer` for a full buffer held in a local.
+#[inline(always)]
+#[allow(overflowing_literals)]
+fn put_buffer<W: JfifWrite>(w: &mut W, out: BitBuffer) -> Result<(), EncodingError> {
+    if (out & 0x8080808080808080 & !(out.wrapping_add(0x0101010101010101))) != 0 {
+        for byte in out.to_be_bytes() {
+            w.write_all(&[byte])?;
+            if byte == 0xFF {
+                w.write_all(&[0x00])?;
+            }
+        }
+        Ok(())
+    } else {
+        w.write_all(&out.to_be_bytes())
     }
 }
 
