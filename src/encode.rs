@@ -26,6 +26,7 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
 /// (`-C target-feature=+simd128` on wasm32): the reference the SIMD build's bytes are
 /// tested against (`tests/encode_identity`). Not part of the API.
 #[doc(hidden)]
+#[cfg(feature = "scalar-reference")]
 pub fn encode_scalar_reference(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
     encode_with(config, data, shape, true)
 }

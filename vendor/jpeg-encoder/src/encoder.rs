@@ -470,7 +470,8 @@ impl<W: JfifWrite> Encoder<W> {
     }
 
     /// [zarr-jpeg patch] Encode with the scalar code even in builds with SIMD kernels
-    /// (WebAssembly `simd128`), so tests can check that both write the same bytes.
+    /// (WebAssembly `simd128`), so tests can check that both write the same bytes. In such
+    /// builds it has an effect only with the feature `scalar-reference`.
     #[doc(hidden)]
     pub fn set_scalar_reference(&mut self, scalar: bool) {
         self.scalar_reference = scalar;
@@ -584,14 +585,15 @@ impl<W: JfifWrite> Encoder<W> {
         self.encode_image_internal::<_, DefaultOperations>(image)
     }
 
-    /// [zarr-jpeg patch] The SIMD kernels, or the scalar code with `scalar_reference`.
+    /// [zarr-jpeg patch] The SIMD kernels, or the scalar code with `scalar_reference`
+    /// (feature `scalar-reference`; without it the scalar code is not compiled in).
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     fn encode_dyn(self, image: &dyn ImageBuffer) -> Result<(), EncodingError> {
+        #[cfg(feature = "scalar-reference")]
         if self.scalar_reference {
-            self.encode_image_internal::<_, DefaultOperations>(DynImage(image))
-        } else {
-            self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(DynImage(image))
+            return self.encode_image_internal::<_, DefaultOperations>(DynImage(image));
         }
+        self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(DynImage(image))
     }
 
     fn encode_image_internal<I: ImageBuffer, OP: Operations>(
