@@ -150,53 +150,58 @@ fn deinterleave3(px: &[u8]) -> (v128, v128, v128) {
     (c0, c1, c2)
 }
 
+/// The colour conversion's constants, made once per row and hidden from the optimiser
+/// (`black_box`), so they stay in registers: left as `v128.const` inside the loop, each use
+/// is rebuilt from immediates by the engine.
+#[derive(Clone, Copy)]
+struct YccConstants {
+    y_rg: v128,
+    y_gb: v128,
+    cb_rg: v128,
+    cr_gb: v128,
+    y_round: v128,
+    c_offset: v128,
+}
+
+impl YccConstants {
+    #[inline(always)]
+    fn new() -> Self {
+        core::hint::black_box(YccConstants {
+            y_rg: i16x8(19595, 19235, 19595, 19235, 19595, 19235, 19595, 19235),
+            y_gb: i16x8(19235, 7471, 19235, 7471, 19235, 7471, 19235, 7471),
+            cb_rg: i16x8(-11059, -21709, -11059, -21709, -11059, -21709, -11059, -21709),
+            cr_gb: i16x8(-27439, -5329, -27439, -5329, -27439, -5329, -27439, -5329),
+            y_round: i32x4_splat(0x7FFF),
+            c_offset: i32x4_splat((128 << 16) + 0x7FFF),
+        })
+    }
+}
+
 /// Y, Cb and Cr of 4 pixels from `rg` = (r, g) and `gb` = (g, b) pairs in 16-bit lanes
 /// and `r`, `b` in 32-bit lanes: exactly `rgb_to_ycbcr`'s integer sums, split so every
 /// multiplier fits 16 bits (38470 = 2 · 19235, 32768 · x = x << 15).
 #[inline(always)]
-fn ycc4(rg: v128, gb: v128, r: v128, b: v128) -> (v128, v128, v128) {
+fn ycc4(k: &YccConstants, rg: v128, gb: v128, r: v128, b: v128) -> (v128, v128, v128) {
     let y = i32x4_add(
-        i32x4_add(
-            i32x4_dot_i16x8(rg, i16x8(19595, 19235, 19595, 19235, 19595, 19235, 19595, 19235)),
-            i32x4_dot_i16x8(gb, i16x8(19235, 7471, 19235, 7471, 19235, 7471, 19235, 7471)),
-        ),
-        i32x4_splat(0x7FFF),
+        i32x4_add(i32x4_dot_i16x8(rg, k.y_rg), i32x4_dot_i16x8(gb, k.y_gb)),
+        k.y_round,
     );
-    let offset = i32x4_splat((128 << 16) + 0x7FFF);
-    let cb = i32x4_add(
-        i32x4_add(
-            i32x4_dot_i16x8(
-                rg,
-                i16x8(-11059, -21709, -11059, -21709, -11059, -21709, -11059, -21709),
-            ),
-            i32x4_shl(b, 15),
-        ),
-        offset,
-    );
-    let cr = i32x4_add(
-        i32x4_add(
-            i32x4_dot_i16x8(
-                gb,
-                i16x8(-27439, -5329, -27439, -5329, -27439, -5329, -27439, -5329),
-            ),
-            i32x4_shl(r, 15),
-        ),
-        offset,
-    );
+    let cb = i32x4_add(i32x4_add(i32x4_dot_i16x8(rg, k.cb_rg), i32x4_shl(b, 15)), k.c_offset);
+    let cr = i32x4_add(i32x4_add(i32x4_dot_i16x8(gb, k.cr_gb), i32x4_shl(r, 15)), k.c_offset);
     // Every sum is non-negative, so the arithmetic shift equals the scalar `>> 16`.
     (i32x4_shr(y, 16), i32x4_shr(cb, 16), i32x4_shr(cr, 16))
 }
 
 /// Y, Cb, Cr of 8 pixels whose R, G, B are in 16-bit lanes; results in 16-bit lanes.
 #[inline(always)]
-fn ycc8(r: v128, g: v128, b: v128) -> (v128, v128, v128) {
+fn ycc8(k: &YccConstants, r: v128, g: v128, b: v128) -> (v128, v128, v128) {
     let rg_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(r, g);
     let rg_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(r, g);
     let gb_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(g, b);
     let gb_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(g, b);
-    let (y0, cb0, cr0) = ycc4(rg_lo, gb_lo, u32x4_extend_low_u16x8(r), u32x4_extend_low_u16x8(b));
+    let (y0, cb0, cr0) = ycc4(k, rg_lo, gb_lo, u32x4_extend_low_u16x8(r), u32x4_extend_low_u16x8(b));
     let (y1, cb1, cr1) =
-        ycc4(rg_hi, gb_hi, u32x4_extend_high_u16x8(r), u32x4_extend_high_u16x8(b));
+        ycc4(k, rg_hi, gb_hi, u32x4_extend_high_u16x8(r), u32x4_extend_high_u16x8(b));
     (
         i16x8_narrow_i32x4(y0, y1),
         i16x8_narrow_i32x4(cb0, cb1),
@@ -235,17 +240,20 @@ fn store16(dst: &mut [core::mem::MaybeUninit<u8>], v: v128) {
 /// One row of RGB samples → Y, Cb, Cr rows (appended), as `RgbImage::fill_buffers`.
 pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     let n = line.len() / 3;
+    let k = YccConstants::new();
     append3(buffers, n, |y_buf, cb_buf, cr_buf| {
         let mut chunks = line.chunks_exact(48);
         let mut x = 0;
         for px in &mut chunks {
             let (r, g, b) = deinterleave3(px);
             let (y0, cb0, cr0) = ycc8(
+                &k,
                 u16x8_extend_low_u8x16(r),
                 u16x8_extend_low_u8x16(g),
                 u16x8_extend_low_u8x16(b),
             );
             let (y1, cb1, cr1) = ycc8(
+                &k,
                 u16x8_extend_high_u8x16(r),
                 u16x8_extend_high_u8x16(g),
                 u16x8_extend_high_u8x16(b),
