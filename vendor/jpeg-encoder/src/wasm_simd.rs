@@ -441,27 +441,43 @@ fn transpose8(r: [v128; 8]) -> [v128; 8] {
     ]
 }
 
-/// `a·ca + b·cb` per lane (16-bit inputs, exact 32-bit sums), descaled by `n` with
+const fn pair(a: i16, b: i16) -> v128 {
+    i16x8(a, b, a, b, a, b, a, b)
+}
+
+/// The FDCT's multiplier pairs and rounding constants, read through an opaque reference
+/// (`black_box`) so the engine loads them instead of rebuilding each from immediates.
+static DCT_CONSTANTS: [v128; 11] = [
+    pair(F_0_541 + F_0_765, F_0_541),
+    pair(F_0_541, F_0_541 - F_1_847),
+    pair(F_1_175 - F_1_961, F_1_175),
+    pair(F_1_175, F_1_175 - F_0_390),
+    pair(F_0_298 - F_0_899, -F_0_899),
+    pair(-F_0_899, F_1_501 - F_0_899),
+    pair(F_2_053 - F_2_562, -F_2_562),
+    pair(-F_2_562, F_3_072 - F_2_562),
+    i32x4(1 << (CONST_BITS - PASS1_BITS - 1), 1 << (CONST_BITS - PASS1_BITS - 1), 1 << (CONST_BITS - PASS1_BITS - 1), 1 << (CONST_BITS - PASS1_BITS - 1)),
+    i32x4(1 << (CONST_BITS + PASS1_BITS - 1), 1 << (CONST_BITS + PASS1_BITS - 1), 1 << (CONST_BITS + PASS1_BITS - 1), 1 << (CONST_BITS + PASS1_BITS - 1)),
+    i16x8(2, 2, 2, 2, 2, 2, 2, 2),
+];
+
+/// `a·k.0 + b·k.1` per lane (16-bit inputs, exact 32-bit sums), descaled by `n` with
 /// rounding and narrowed back to 16 bits.
 #[inline(always)]
-fn rotate(a: v128, b: v128, ca: i16, cb: i16, n: u32) -> v128 {
-    let k = i16x8(ca, cb, ca, cb, ca, cb, ca, cb);
+fn rotate(a: v128, b: v128, k: v128, round: v128, n: u32) -> v128 {
     let lo = i32x4_dot_i16x8(i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(a, b), k);
     let hi = i32x4_dot_i16x8(i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(a, b), k);
-    let round = i32x4_splat(1 << (n - 1));
     i16x8_narrow_i32x4(i32x4_shr(i32x4_add(lo, round), n), i32x4_shr(i32x4_add(hi, round), n))
 }
 
 /// Two-term products without descaling, lo and hi halves (32-bit lanes).
 #[inline(always)]
-fn dot2(a_lo: v128, a_hi: v128, ca: i16, cb: i16) -> (v128, v128) {
-    let k = i16x8(ca, cb, ca, cb, ca, cb, ca, cb);
+fn dot2(a_lo: v128, a_hi: v128, k: v128) -> (v128, v128) {
     (i32x4_dot_i16x8(a_lo, k), i32x4_dot_i16x8(a_hi, k))
 }
 
 #[inline(always)]
-fn descale2(lo: v128, hi: v128, n: u32) -> v128 {
-    let round = i32x4_splat(1 << (n - 1));
+fn descale2(lo: v128, hi: v128, round: v128, n: u32) -> v128 {
     i16x8_narrow_i32x4(i32x4_shr(i32x4_add(lo, round), n), i32x4_shr(i32x4_add(hi, round), n))
 }
 
@@ -469,8 +485,9 @@ fn descale2(lo: v128, hi: v128, n: u32) -> v128 {
 /// fit 16 bits for 8-bit samples (as in libjpeg-turbo's SIMD islow DCT); products are
 /// summed in 32 bits, so the results equal the scalar code's.
 #[inline(always)]
-fn dct_pass<const PASS2: bool>(d: [v128; 8]) -> [v128; 8] {
+fn dct_pass<const PASS2: bool>(d: [v128; 8], k: &[v128; 11]) -> [v128; 8] {
     let n = if PASS2 { CONST_BITS + PASS1_BITS } else { CONST_BITS - PASS1_BITS };
+    let round = if PASS2 { k[9] } else { k[8] };
     let tmp0 = i16x8_add(d[0], d[7]);
     let tmp7 = i16x8_sub(d[0], d[7]);
     let tmp1 = i16x8_add(d[1], d[6]);
@@ -486,7 +503,7 @@ fn dct_pass<const PASS2: bool>(d: [v128; 8]) -> [v128; 8] {
     let tmp12 = i16x8_sub(tmp1, tmp2);
 
     let (out0, out4) = if PASS2 {
-        let round = i16x8_splat(1 << (PASS1_BITS - 1));
+        let round = k[10];
         (
             i16x8_shr(i16x8_add(i16x8_add(tmp10, tmp11), round), PASS1_BITS),
             i16x8_shr(i16x8_add(i16x8_sub(tmp10, tmp11), round), PASS1_BITS),
@@ -498,8 +515,8 @@ fn dct_pass<const PASS2: bool>(d: [v128; 8]) -> [v128; 8] {
         )
     };
     // z1 = (tmp12 + tmp13)·c0.541; out2 = z1 + tmp13·c0.765; out6 = z1 − tmp12·c1.847
-    let out2 = rotate(tmp13, tmp12, F_0_541 + F_0_765, F_0_541, n);
-    let out6 = rotate(tmp13, tmp12, F_0_541, F_0_541 - F_1_847, n);
+    let out2 = rotate(tmp13, tmp12, k[0], round, n);
+    let out6 = rotate(tmp13, tmp12, k[1], round, n);
 
     // Odd part; z5 = (z3 + z4)·c1.175 is folded into the z3/z4 rotations, z1 and z2
     // into the tmp4..tmp7 ones.
@@ -507,8 +524,8 @@ fn dct_pass<const PASS2: bool>(d: [v128; 8]) -> [v128; 8] {
     let z4 = i16x8_add(tmp5, tmp7);
     let z34_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(z3, z4);
     let z34_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(z3, z4);
-    let (z3_lo, z3_hi) = dot2(z34_lo, z34_hi, F_1_175 - F_1_961, F_1_175);
-    let (z4_lo, z4_hi) = dot2(z34_lo, z34_hi, F_1_175, F_1_175 - F_0_390);
+    let (z3_lo, z3_hi) = dot2(z34_lo, z34_hi, k[2]);
+    let (z4_lo, z4_hi) = dot2(z34_lo, z34_hi, k[3]);
 
     let t47_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(tmp4, tmp7);
     let t47_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(tmp4, tmp7);
@@ -516,17 +533,17 @@ fn dct_pass<const PASS2: bool>(d: [v128; 8]) -> [v128; 8] {
     let t56_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(tmp5, tmp6);
 
     // out7 = tmp4·c0.298 + z1·(−c0.899) + z3, z1 = tmp4 + tmp7
-    let (a_lo, a_hi) = dot2(t47_lo, t47_hi, F_0_298 - F_0_899, -F_0_899);
-    let out7 = descale2(i32x4_add(a_lo, z3_lo), i32x4_add(a_hi, z3_hi), n);
+    let (a_lo, a_hi) = dot2(t47_lo, t47_hi, k[4]);
+    let out7 = descale2(i32x4_add(a_lo, z3_lo), i32x4_add(a_hi, z3_hi), round, n);
     // out1 = tmp7·c1.501 + z1·(−c0.899) + z4
-    let (a_lo, a_hi) = dot2(t47_lo, t47_hi, -F_0_899, F_1_501 - F_0_899);
-    let out1 = descale2(i32x4_add(a_lo, z4_lo), i32x4_add(a_hi, z4_hi), n);
+    let (a_lo, a_hi) = dot2(t47_lo, t47_hi, k[5]);
+    let out1 = descale2(i32x4_add(a_lo, z4_lo), i32x4_add(a_hi, z4_hi), round, n);
     // out5 = tmp5·c2.053 + z2·(−c2.562) + z4, z2 = tmp5 + tmp6
-    let (a_lo, a_hi) = dot2(t56_lo, t56_hi, F_2_053 - F_2_562, -F_2_562);
-    let out5 = descale2(i32x4_add(a_lo, z4_lo), i32x4_add(a_hi, z4_hi), n);
+    let (a_lo, a_hi) = dot2(t56_lo, t56_hi, k[6]);
+    let out5 = descale2(i32x4_add(a_lo, z4_lo), i32x4_add(a_hi, z4_hi), round, n);
     // out3 = tmp6·c3.072 + z2·(−c2.562) + z3
-    let (a_lo, a_hi) = dot2(t56_lo, t56_hi, -F_2_562, F_3_072 - F_2_562);
-    let out3 = descale2(i32x4_add(a_lo, z3_lo), i32x4_add(a_hi, z3_hi), n);
+    let (a_lo, a_hi) = dot2(t56_lo, t56_hi, k[7]);
+    let out3 = descale2(i32x4_add(a_lo, z3_lo), i32x4_add(a_hi, z3_hi), round, n);
 
     [out0, out1, out2, out3, out4, out5, out6, out7]
 }
@@ -553,8 +570,9 @@ pub(crate) fn fdct_simd(block: &mut AlignedBlock) {
 #[inline(always)]
 fn fdct_rows(rows: [v128; 8]) -> [v128; 8] {
     // Pass 1 runs along rows: with columns in vectors, lanes are rows.
-    let pass1 = dct_pass::<false>(transpose8(rows));
-    dct_pass::<true>(transpose8(pass1))
+    let k = core::hint::black_box(&DCT_CONSTANTS);
+    let pass1 = dct_pass::<false>(transpose8(rows), k);
+    dct_pass::<true>(transpose8(pass1), k)
 }
 
 // ---------------------------------------------------------------- quantisation
