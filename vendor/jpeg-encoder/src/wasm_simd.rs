@@ -375,6 +375,18 @@ fn get_block_averaged_simd(
 /// The rows of `get_block_averaged_simd` in registers; `h`, `v` ∈ {1, 2, 4}.
 #[inline(always)]
 fn block_rows(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, width: usize) -> [v128; 8] {
+    // Constant-factor versions for full-resolution blocks and 4:2:0 chroma; the rarer
+    // factors share one generic version (each constant version costs module size).
+    match (h, v) {
+        (1, 1) => block_rows_hv::<1, 1>(data, start_x, start_y, width),
+        (2, 2) => block_rows_hv::<2, 2>(data, start_x, start_y, width),
+        _ => block_rows_any(data, start_x, start_y, h, v, width),
+    }
+}
+
+/// `block_rows` for any factors in {1, 2, 4}.
+#[inline(never)]
+fn block_rows_any(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, width: usize) -> [v128; 8] {
     let n = h * v;
     let shift = n.trailing_zeros();
     let even = ((n - 1) / 2) as i16;
@@ -389,6 +401,33 @@ fn block_rows(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, w
             sum = i16x8_add(sum, row_sums(&data[at..at + 8 * h], h));
         }
         let mean = u16x8_shr(i16x8_add(sum, bias), shift);
+        *out = i16x8_sub(mean, i16x8_splat(128));
+    }
+    rows
+}
+
+/// `block_rows` for constant factors (constant bias, shift and loop counts).
+#[inline(always)]
+fn block_rows_hv<const H: usize, const V: usize>(
+    data: &[u8],
+    start_x: usize,
+    start_y: usize,
+    width: usize,
+) -> [v128; 8] {
+    let n = H * V;
+    let shift = n.trailing_zeros();
+    let even = ((n - 1) / 2) as i16;
+    let odd = (n / 2) as i16;
+    let bias = i16x8(even, odd, even, odd, even, odd, even, odd);
+    let mut rows = [bias; 8];
+    for (y, out) in rows.iter_mut().enumerate() {
+        let top = (start_y + y * V) * width + start_x;
+        let mut sum = row_sums(&data[top..top + 8 * H], H);
+        for dy in 1..V {
+            let at = top + dy * width;
+            sum = i16x8_add(sum, row_sums(&data[at..at + 8 * H], H));
+        }
+        let mean = if n == 1 { sum } else { u16x8_shr(i16x8_add(sum, bias), shift) };
         *out = i16x8_sub(mean, i16x8_splat(128));
     }
     rows
