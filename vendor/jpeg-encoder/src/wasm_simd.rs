@@ -135,20 +135,36 @@ fn store_row(block: &mut [i16; 64], row: usize, v: v128) {
 
 // ---------------------------------------------------------------- colour conversion
 
-/// Splits 16 interleaved RGB pixels (48 bytes) into R, G and B vectors.
+/// Splits 16 interleaved RGB pixels (48 bytes) into R, G and B vectors: each output is
+/// three swizzles (one per input vector, other lanes zeroed) OR-ed, with the byte masks
+/// read through an opaque reference (`DEINTERLEAVE3`; as constant two-vector shuffles the
+/// engine would rebuild two masks from immediates for each).
 #[inline(always)]
-fn deinterleave3(px: &[u8]) -> (v128, v128, v128) {
-    let v0 = load16(&px[0..16]);
-    let v1 = load16(&px[16..32]);
-    let v2 = load16(&px[32..48]);
-    let c0 = i8x16_shuffle::<0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 0, 0, 0, 0, 0>(v0, v1);
-    let c0 = i8x16_shuffle::<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 17, 20, 23, 26, 29>(c0, v2);
-    let c1 = i8x16_shuffle::<1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 0, 0, 0, 0, 0>(v0, v1);
-    let c1 = i8x16_shuffle::<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 18, 21, 24, 27, 30>(c1, v2);
-    let c2 = i8x16_shuffle::<2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 0, 0, 0, 0, 0, 0>(v0, v1);
-    let c2 = i8x16_shuffle::<0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19, 22, 25, 28, 31>(c2, v2);
-    (c0, c1, c2)
+fn deinterleave3(px: &[u8], masks: &[[u8; 16]; 9]) -> (v128, v128, v128) {
+    let v = [load16(&px[0..16]), load16(&px[16..32]), load16(&px[32..48])];
+    let m = |k: usize| load16(&masks[k]);
+    let channel = |c: usize| {
+        v128_or(
+            v128_or(i8x16_swizzle(v[0], m(3 * c)), i8x16_swizzle(v[1], m(3 * c + 1))),
+            i8x16_swizzle(v[2], m(3 * c + 2)),
+        )
+    };
+    (channel(0), channel(1), channel(2))
 }
+
+/// Byte masks of `deinterleave3`: for channel c and input vector v, lane p takes byte
+/// 3p + c − 16v when it lies in that vector, else 0x80 (zero).
+static DEINTERLEAVE3: [[u8; 16]; 9] = [
+    [0x00, 0x03, 0x06, 0x09, 0x0c, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 0x05, 0x08, 0x0b, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x04, 0x07, 0x0a, 0x0d],
+    [0x01, 0x04, 0x07, 0x0a, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x03, 0x06, 0x09, 0x0c, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 0x05, 0x08, 0x0b, 0x0e],
+    [0x02, 0x05, 0x08, 0x0b, 0x0e, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x04, 0x07, 0x0a, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+    [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x03, 0x06, 0x09, 0x0c, 0x0f],
+];
 
 /// The colour conversion's constants, made once per row and hidden from the optimiser
 /// (`black_box`), so they stay in registers: left as `v128.const` inside the loop, each use
@@ -241,11 +257,12 @@ fn store16(dst: &mut [core::mem::MaybeUninit<u8>], v: v128) {
 pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     let n = line.len() / 3;
     let k = YccConstants::new();
+    let masks = core::hint::black_box(&DEINTERLEAVE3);
     append3(buffers, n, |y_buf, cb_buf, cr_buf| {
         let mut chunks = line.chunks_exact(48);
         let mut x = 0;
         for px in &mut chunks {
-            let (r, g, b) = deinterleave3(px);
+            let (r, g, b) = deinterleave3(px, masks);
             let (y0, cb0, cr0) = ycc8(
                 &k,
                 u16x8_extend_low_u8x16(r),
@@ -276,11 +293,12 @@ pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
 /// One row of interleaved 3-component samples → three rows, unconverted.
 pub(crate) fn split_row3(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     let n = line.len() / 3;
+    let masks = core::hint::black_box(&DEINTERLEAVE3);
     append3(buffers, n, |c0_buf, c1_buf, c2_buf| {
         let mut chunks = line.chunks_exact(48);
         let mut x = 0;
         for px in &mut chunks {
-            let (c0, c1, c2) = deinterleave3(px);
+            let (c0, c1, c2) = deinterleave3(px, masks);
             store16(&mut c0_buf[x..], c0);
             store16(&mut c1_buf[x..], c1);
             store16(&mut c2_buf[x..], c2);
