@@ -1,7 +1,7 @@
 //! [zarr-jpeg patch] WebAssembly `simd128` kernels, compiled only when the target enables
 //! the feature (`-C target-feature=+simd128`); every kernel gives bit-identical results to
-//! the scalar code it replaces (the scalar path stays callable through
-//! `Encoder::set_scalar_reference` so tests can compare the two).
+//! the scalar code it replaces (with the feature `scalar-reference` the scalar path stays
+//! callable through `Encoder::set_scalar_reference` so tests can compare the two).
 //!
 //! - RGB → YCbCr (the crate's 16-bit fixed-point formula, as `rgb_to_ycbcr`), 16 pixels
 //!   per step, and the YCbCr / grayscale row copies;
@@ -12,6 +12,10 @@
 //! - quantisation with the same reciprocal and correction as the scalar code;
 //! - a 64-bit mask of non-zero coefficients, so Huffman statistics and coding visit only
 //!   the non-zero ones.
+//!
+//! V8 rebuilds each `v128.const` and each two-vector constant shuffle's masks from
+//! immediates at every use, so hot loops take constants and byte masks through
+//! `core::hint::black_box` (kept in registers or loaded) and use swizzles.
 
 use core::arch::wasm32::*;
 
