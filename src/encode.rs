@@ -19,6 +19,19 @@ const ANNEX_K_LUMA: [u16; 64] = [
 
 /// Encodes one chunk (C-order uint8 samples of `shape`) as a baseline JPEG stream.
 pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
+    encode_with(config, data, shape, false)
+}
+
+/// `encode` with the encoder's scalar code only, even in a build with SIMD kernels
+/// (`-C target-feature=+simd128` on wasm32): the reference the SIMD build's bytes are
+/// tested against (`tests/encode_identity`). Not part of the API.
+#[doc(hidden)]
+#[cfg(feature = "scalar-reference")]
+pub fn encode_scalar_reference(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
+    encode_with(config, data, shape, true)
+}
+
+fn encode_with(config: &JpegConfig, data: &[u8], shape: &[u64], scalar: bool) -> Result<Vec<u8>> {
     let layout = ChunkLayout::for_config(shape, config)?;
     layout.check_data_len(data.len())?;
 
@@ -30,6 +43,7 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
     encoder.set_optimized_huffman_tables(true);
     // libjpeg's behaviour: chroma is averaged over the subsampled block, never picked.
     encoder.set_chroma_subsampling_method(ChromaSubsamplingMethod::Average);
+    encoder.set_scalar_reference(scalar);
 
     let color_type = match (config.decoded_color_space, config.encoded_color_space) {
         (DecodedColorSpace::Grayscale, EncodedColorSpace::Grayscale) => ColorType::Luma,

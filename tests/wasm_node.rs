@@ -1,6 +1,8 @@
 //! The wasm API in Node (wasm-bindgen-test's default runtime).
 #![cfg(target_arch = "wasm32")]
 
+#[cfg(feature = "scalar-reference")]
+mod encode_identity;
 mod wasm_cases;
 
 // The vendored zune-jpeg's simd128 kernels against its scalar code (vendor/PATCHES.md).

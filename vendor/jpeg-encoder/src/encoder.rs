@@ -238,6 +238,9 @@ pub struct Encoder<W: JfifWrite> {
     optimize_huffman_table: bool,
 
     app_segments: Vec<(u8, Vec<u8>)>,
+
+    // [zarr-jpeg patch] use the scalar code even where SIMD kernels are compiled in
+    scalar_reference: bool,
 }
 
 impl<W: JfifWrite> Encoder<W> {
@@ -282,6 +285,7 @@ impl<W: JfifWrite> Encoder<W> {
             restart_interval: None,
             optimize_huffman_table: false,
             app_segments: Vec::new(),
+            scalar_reference: false,
         }
     }
 
@@ -465,6 +469,14 @@ impl<W: JfifWrite> Encoder<W> {
         self.add_app_segment(1, formatted)
     }
 
+    /// [zarr-jpeg patch] Encode with the scalar code even in builds with SIMD kernels
+    /// (WebAssembly `simd128`), so tests can check that both write the same bytes. In such
+    /// builds it has an effect only with the feature `scalar-reference`.
+    #[doc(hidden)]
+    pub fn set_scalar_reference(&mut self, scalar: bool) {
+        self.scalar_reference = scalar;
+    }
+
     /// Encode an image
     ///
     /// Data format and length must conform to specified width, height and color type.
@@ -518,6 +530,30 @@ impl<W: JfifWrite> Encoder<W> {
             }
         }
 
+        // [zarr-jpeg patch] WebAssembly simd128 kernels (compile-time feature). The image
+        // adapters are passed as `&dyn ImageBuffer` (one call per row), so the encoder is
+        // compiled twice (SIMD and scalar reference) rather than once per colour type.
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        {
+            use crate::wasm_simd::*;
+            let simd = !self.scalar_reference;
+            return match color_type {
+                ColorType::Luma if simd => self.encode_dyn(&GrayImageSimd(data, width, height)),
+                ColorType::Rgb if simd => self.encode_dyn(&RgbImageSimd(data, width, height)),
+                ColorType::Ycbcr if simd => self.encode_dyn(&YCbCrImageSimd(data, width, height)),
+                ColorType::Luma => self.encode_dyn(&GrayImage(data, width, height)),
+                ColorType::Rgb => self.encode_dyn(&RgbImage(data, width, height)),
+                ColorType::Ycbcr => self.encode_dyn(&YCbCrImage(data, width, height)),
+                ColorType::Rgba => self.encode_dyn(&RgbaImage(data, width, height)),
+                ColorType::Bgr => self.encode_dyn(&BgrImage(data, width, height)),
+                ColorType::Bgra => self.encode_dyn(&BgraImage(data, width, height)),
+                ColorType::Cmyk => self.encode_dyn(&CmykImage(data, width, height)),
+                ColorType::CmykAsYcck => self.encode_dyn(&CmykAsYcckImage(data, width, height)),
+                ColorType::Ycck => self.encode_dyn(&YcckImage(data, width, height)),
+            };
+        }
+
+        #[allow(unreachable_code)]
         match color_type {
             ColorType::Luma => self.encode_image(GrayImage(data, width, height))?,
             ColorType::Rgb => self.encode_image(RgbImage(data, width, height))?,
@@ -542,7 +578,22 @@ impl<W: JfifWrite> Encoder<W> {
                 return self.encode_image_internal::<_, AVX2Operations>(image);
             }
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        if !self.scalar_reference {
+            return self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(image);
+        }
         self.encode_image_internal::<_, DefaultOperations>(image)
+    }
+
+    /// [zarr-jpeg patch] The SIMD kernels, or the scalar code with `scalar_reference`
+    /// (feature `scalar-reference`; without it the scalar code is not compiled in).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    fn encode_dyn(self, image: &dyn ImageBuffer) -> Result<(), EncodingError> {
+        #[cfg(feature = "scalar-reference")]
+        if self.scalar_reference {
+            return self.encode_image_internal::<_, DefaultOperations>(DynImage(image));
+        }
+        self.encode_image_internal::<_, crate::wasm_simd::WasmSimdOperations>(DynImage(image))
     }
 
     fn encode_image_internal<I: ImageBuffer, OP: Operations>(
@@ -865,7 +916,7 @@ impl<W: JfifWrite> Encoder<W> {
         let blocks = self.encode_blocks::<_, OP>(&image, q_tables);
 
         if self.optimize_huffman_table {
-            self.optimize_huffman_table(&blocks);
+            self.optimize_huffman_table::<OP>(&blocks);
         }
 
         self.write_frame_header(&image, q_tables)?;
@@ -888,8 +939,9 @@ impl<W: JfifWrite> Encoder<W> {
                     prev_dc = 0;
                 }
 
-                self.writer.write_block(
+                self.writer.write_block_mask(
                     block,
+                    OP::nonzero_ac_mask(block),
                     prev_dc,
                     &self.huffman_tables[component.dc_huffman_table as usize].0,
                     &self.huffman_tables[component.ac_huffman_table as usize].1,
@@ -925,7 +977,7 @@ impl<W: JfifWrite> Encoder<W> {
         let blocks = self.encode_blocks::<_, OP>(&image, q_tables);
 
         if self.optimize_huffman_table {
-            self.optimize_huffman_table(&blocks);
+            self.optimize_huffman_table::<OP>(&blocks);
         }
 
         self.write_frame_header(&image, q_tables)?;
@@ -1065,7 +1117,7 @@ impl<W: JfifWrite> Encoder<W> {
         let orders: Vec<Vec<usize>> =
             (0..self.components.len()).map(|i| self.mcu_order(i, mcu_x, mcu_y)).collect();
         if self.optimize_huffman_table {
-            self.optimize_huffman_table_interleaved(&blocks, &orders);
+            self.optimize_huffman_table_interleaved::<OP>(&blocks, &orders);
         }
 
         self.write_frame_header(&image, q_tables)?;
@@ -1090,8 +1142,9 @@ impl<W: JfifWrite> Encoder<W> {
                 for _ in 0..per_mcu {
                     let index = orders[i].next().unwrap_or(0);
                     let block = &blocks[i][index];
-                    self.writer.write_block(
+                    self.writer.write_block_mask(
                         block,
+                        OP::nonzero_ac_mask(block),
                         prev_dc[i],
                         &self.huffman_tables[component.dc_huffman_table as usize].0,
                         &self.huffman_tables[component.ac_huffman_table as usize].1,
@@ -1115,7 +1168,7 @@ impl<W: JfifWrite> Encoder<W> {
 
     /// [zarr-jpeg patch] Like `optimize_huffman_table`, but DC differences are counted in
     /// the interleaved coding order (they depend on it), so every coded symbol has a code.
-    fn optimize_huffman_table_interleaved(&mut self, blocks: &[Vec<AlignedBlock>; 4], orders: &[Vec<usize>]) {
+    fn optimize_huffman_table_interleaved<OP: Operations>(&mut self, blocks: &[Vec<AlignedBlock>; 4], orders: &[Vec<usize>]) {
         for table in 0..self.components.len().min(2) as u8 {
             let mut dc_freq = [0u32; 257];
             dc_freq[256] = 1;
@@ -1133,12 +1186,15 @@ impl<W: JfifWrite> Encoder<W> {
                             prev_dc = 0;
                         }
                         let value = blocks[i][index].data[0];
-                        dc_freq[get_num_bits(value - prev_dc) as usize] += 1;
+                        dc_freq[OP::num_bits(value - prev_dc) as usize] += 1;
                         prev_dc = value;
                     }
                 }
                 if component.ac_huffman_table == table {
                     for block in &blocks[i] {
+                        if count_ac_symbols::<OP>(block, &mut ac_freq) {
+                            continue;
+                        }
                         // Only up to the last non-zero coefficient: the zeros after it are
                         // one EOB, so this counts the same symbols as a full scan.
                         let mut last = 63;
@@ -1246,23 +1302,16 @@ impl<W: JfifWrite> Encoder<W> {
                 for block_x in 0..cols {
                     let bx = block_x * 8 * h_scale;
                     let by = block_y * 8 * v_scale;
-                    let mut block = if average {
-                        get_block_averaged(&row[i], bx, by, h_scale, v_scale, buffer_width)
-                    } else {
-                        get_block(&row[i], bx, by, h_scale, v_scale, buffer_width)
-                    };
-
-                    OP::fdct(&mut block);
-
-                    let mut q_block = AlignedBlock::default();
-
-                    OP::quantize_block(
-                        &block,
-                        &mut q_block,
+                    blocks[i].push(OP::encode_block(
+                        &row[i],
+                        bx,
+                        by,
+                        h_scale,
+                        v_scale,
+                        buffer_width,
+                        average,
                         &q_tables[component.quantization_table as usize],
-                    );
-
-                    blocks[i].push(q_block);
+                    ));
                 }
             }
         }
@@ -1297,7 +1346,7 @@ impl<W: JfifWrite> Encoder<W> {
     }
 
     // Create new huffman tables optimized for this image
-    fn optimize_huffman_table(&mut self, blocks: &[Vec<AlignedBlock>; 4]) {
+    fn optimize_huffman_table<OP: Operations>(&mut self, blocks: &[Vec<AlignedBlock>; 4]) {
         // TODO: Find out if it's possible to reuse some code from the writer
 
         let max_tables = self.components.len().min(2) as u8;
@@ -1376,6 +1425,9 @@ impl<W: JfifWrite> Encoder<W> {
                         }
                     } else {
                         for block in &blocks[i] {
+                            if count_ac_symbols::<OP>(block, &mut ac_freq) {
+                                continue;
+                            }
                             let mut zero_run = 0;
 
                             for &value in &block.data[1..] {
@@ -1433,7 +1485,7 @@ impl Encoder<BufWriter<File>> {
     }
 }
 
-fn get_block(
+pub(crate) fn get_block(
     data: &[u8],
     start_x: usize,
     start_y: usize,
@@ -1455,7 +1507,7 @@ fn get_block(
     AlignedBlock::new(block)
 }
 
-fn get_block_averaged(
+pub(crate) fn get_block_averaged(
     data: &[u8],
     start_x: usize,
     start_y: usize,
@@ -1489,6 +1541,32 @@ fn get_block_averaged(
     AlignedBlock::new(block)
 }
 
+/// [zarr-jpeg patch] AC symbol counts of one block from the operation's non-zero mask
+/// (the same symbols the scalar loops count); `false` when `OP` has no mask.
+#[inline(always)]
+fn count_ac_symbols<OP: Operations>(block: &AlignedBlock, ac_freq: &mut [u32; 257]) -> bool {
+    let Some(mut mask) = OP::nonzero_ac_mask(block) else {
+        return false;
+    };
+    let mut last = 0;
+    while mask != 0 {
+        let i = mask.trailing_zeros();
+        let mut run = i - last - 1;
+        while run > 15 {
+            ac_freq[0xF0] += 1;
+            run -= 16;
+        }
+        let bits = 16 - block.data[i as usize].unsigned_abs().leading_zeros();
+        ac_freq[((run << 4) | bits) as usize] += 1;
+        last = i;
+        mask &= mask - 1;
+    }
+    if last < 63 {
+        ac_freq[0] += 1;
+    }
+    true
+}
+
 fn get_num_bits(mut value: i16) -> u8 {
     if value < 0 {
         value = -value;
@@ -1510,6 +1588,74 @@ pub(crate) trait Operations {
         fdct(data);
     }
 
+    /// [zarr-jpeg patch] Block extraction, replaceable by SIMD kernels.
+    #[inline(always)]
+    fn get_block(
+        data: &[u8],
+        start_x: usize,
+        start_y: usize,
+        col_stride: usize,
+        row_stride: usize,
+        width: usize,
+    ) -> AlignedBlock {
+        get_block(data, start_x, start_y, col_stride, row_stride, width)
+    }
+
+    /// [zarr-jpeg patch] Averaged block extraction, replaceable by SIMD kernels.
+    #[inline(always)]
+    fn get_block_averaged(
+        data: &[u8],
+        start_x: usize,
+        start_y: usize,
+        col_stride: usize,
+        row_stride: usize,
+        width: usize,
+    ) -> AlignedBlock {
+        get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+    }
+
+    /// [zarr-jpeg patch] Block extraction, FDCT and quantisation of one block, which SIMD
+    /// kernels can do without storing the intermediate blocks.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn encode_block(
+        data: &[u8],
+        start_x: usize,
+        start_y: usize,
+        col_stride: usize,
+        row_stride: usize,
+        width: usize,
+        average: bool,
+        table: &QuantizationTable,
+    ) -> AlignedBlock {
+        let mut block = if average {
+            Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+        } else {
+            Self::get_block(data, start_x, start_y, col_stride, row_stride, width)
+        };
+
+        Self::fdct(&mut block);
+
+        let mut q_block = AlignedBlock::default();
+
+        Self::quantize_block(&block, &mut q_block, table);
+
+        q_block
+    }
+
+    /// [zarr-jpeg patch] `get_num_bits`, replaceable by a branch-free version.
+    #[inline(always)]
+    fn num_bits(value: i16) -> u8 {
+        get_num_bits(value)
+    }
+
+    /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (zig-zag order, 1..63) is
+    /// non-zero, where a kernel computes it cheaply; `None` keeps the scalar loops.
+    #[inline(always)]
+    fn nonzero_ac_mask(_block: &AlignedBlock) -> Option<u64> {
+        None
+    }
+
     #[inline(always)]
     fn quantize_block(block: &AlignedBlock, q_block: &mut AlignedBlock, table: &QuantizationTable) {
         for i in 0..64 {
@@ -1520,6 +1666,29 @@ pub(crate) trait Operations {
 }
 
 pub(crate) struct DefaultOperations;
+
+/// [zarr-jpeg patch] An image adapter behind a reference to the trait object.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+struct DynImage<'a>(&'a dyn ImageBuffer);
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+impl ImageBuffer for DynImage<'_> {
+    fn get_jpeg_color_type(&self) -> JpegColorType {
+        self.0.get_jpeg_color_type()
+    }
+
+    fn width(&self) -> u16 {
+        self.0.width()
+    }
+
+    fn height(&self) -> u16 {
+        self.0.height()
+    }
+
+    fn fill_buffers(&self, y: u16, buffers: &mut [Vec<u8>; 4]) {
+        self.0.fill_buffers(y, buffers)
+    }
+}
 
 impl Operations for DefaultOperations {}
 

@@ -23,7 +23,11 @@
 //! # }
 
 #![no_std]
-#![cfg_attr(not(feature = "simd"), forbid(unsafe_code))]
+// [zarr-jpeg patch] the wasm simd128 kernels need unsafe for vector loads and stores.
+#![cfg_attr(
+    not(any(feature = "simd", all(target_arch = "wasm32", target_feature = "simd128"))),
+    forbid(unsafe_code)
+)]
 
 #[cfg(feature = "std")]
 extern crate std;
@@ -41,6 +45,9 @@ mod image_buffer;
 mod marker;
 mod quantization;
 mod writer;
+// [zarr-jpeg patch] WebAssembly simd128 kernels, chosen at compile time.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_simd;
 
 pub use encoder::{ChromaSubsamplingMethod, ColorType, Encoder, JpegColorType, SamplingFactor};
 pub use error::EncodingError;

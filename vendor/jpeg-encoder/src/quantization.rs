@@ -210,6 +210,11 @@ pub struct QuantizationTable {
     table: [NonZeroU16; 64],
     reciprocals: [i32; 64],
     corrections: [i32; 64],
+    // [zarr-jpeg patch] the same reciprocals and corrections in 16-bit lanes (both < 2^15)
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    reciprocals16: [i16; 64],
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    corrections16: [i16; 64],
 }
 
 impl QuantizationTable {
@@ -244,7 +249,17 @@ impl QuantizationTable {
             table,
             reciprocals,
             corrections,
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            reciprocals16: reciprocals.map(|r| r as i16),
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            corrections16: corrections.map(|c| c as i16),
         }
+    }
+
+    /// [zarr-jpeg patch] Reciprocals and corrections for the simd128 quantiser.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(crate) fn simd_tables(&self) -> (&[i16; 64], &[i16; 64]) {
+        (&self.reciprocals16, &self.corrections16)
     }
 
     fn get_user_table(table: &[u16; 64]) -> [NonZeroU16; 64] {

@@ -67,7 +67,14 @@ pub static ZIGZAG: [u8; 64] = [
     52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
 ];
 
-const BUFFER_SIZE: usize = core::mem::size_of::<usize>() * 8;
+// [zarr-jpeg patch] a 64-bit bit buffer where wasm32 has SIMD kernels (usize is 32 bits
+// there); the bytes written are the same for any buffer size.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+type BitBuffer = usize;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type BitBuffer = u64;
+
+const BUFFER_SIZE: usize = core::mem::size_of::<BitBuffer>() * 8;
 
 /// A no_std alternative for `std::io::Write`
 ///
@@ -107,7 +114,7 @@ impl<W: std::io::Write + ?Sized> JfifWrite for W {
 
 pub(crate) struct JfifWriter<W: JfifWrite> {
     w: W,
-    bit_buffer: usize,
+    bit_buffer: BitBuffer,
     free_bits: i8,
 }
 
@@ -183,9 +190,10 @@ impl<W: JfifWrite> JfifWriter<W> {
         }
     }
 
+    #[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), inline(always))]
     pub fn write_bits(&mut self, value: u32, size: u8) -> Result<(), EncodingError> {
         let size = size as i8;
-        let value = value as usize;
+        let value = value as BitBuffer;
 
         let free_bits = self.free_bits - size;
 
@@ -339,6 +347,53 @@ impl<W: JfifWrite> JfifWriter<W> {
         self.write_ac_block(block, 1, 64, ac_table)
     }
 
+    /// [zarr-jpeg patch] `write_block`, visiting only the non-zero AC coefficients when
+    /// `mask` (bit `i` = coefficient `i` non-zero, bits 1..63) is given, with the bit
+    /// buffer in locals; the same bits are written.
+    #[inline(always)]
+    pub fn write_block_mask(
+        &mut self,
+        block: &AlignedBlock,
+        mask: Option<u64>,
+        prev_dc: i16,
+        dc_table: &HuffmanTable,
+        ac_table: &HuffmanTable,
+    ) -> Result<(), EncodingError> {
+        let Some(mut mask) = mask else {
+            return self.write_block(block, prev_dc, dc_table, ac_table);
+        };
+        let mut buffer = self.bit_buffer;
+        let mut free = self.free_bits;
+        let w = &mut self.w;
+
+        let (size, value) = get_code(block.data[0] - prev_dc);
+        let &(code_size, code) = dc_table.get_for_value(size);
+        put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+
+        let mut last = 0;
+        while mask != 0 {
+            let i = mask.trailing_zeros();
+            let mut run = i - last - 1;
+            while run > 15 {
+                let &(code_size, code) = ac_table.get_for_value(0xF0);
+                put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+                run -= 16;
+            }
+            let (size, value) = get_code(block.data[i as usize]);
+            let &(code_size, code) = ac_table.get_for_value(((run as u8) << 4) | size);
+            put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+            last = i;
+            mask &= mask - 1;
+        }
+        if last < 63 {
+            let &(code_size, code) = ac_table.get_for_value(0x00);
+            put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+        }
+        self.bit_buffer = buffer;
+        self.free_bits = free;
+        Ok(())
+    }
+
     pub fn write_dc(
         &mut self,
         value: i16,
@@ -449,6 +504,47 @@ impl<W: JfifWrite> JfifWriter<W> {
         self.write_u8(0)?;
 
         Ok(())
+    }
+}
+
+/// [zarr-jpeg patch] `JfifWriter::write_bits` on a bit buffer held in locals.
+#[inline(always)]
+fn put_bits<W: JfifWrite>(
+    w: &mut W,
+    buffer: &mut BitBuffer,
+    free: &mut i8,
+    value: u32,
+    size: u8,
+) -> Result<(), EncodingError> {
+    let size = size as i8;
+    let value = value as BitBuffer;
+    let free_bits = *free - size;
+    if free_bits < 0 {
+        let out = (*buffer << (size + free_bits)) | (value >> -free_bits);
+        put_buffer(w, out)?;
+        *buffer = value;
+        *free = free_bits + BUFFER_SIZE as i8;
+    } else {
+        *free = free_bits;
+        *buffer = (*buffer << size) | value;
+    }
+    Ok(())
+}
+
+/// [zarr-jpeg patch] `JfifWriter::write_bit_buffer` for a full buffer held in a local.
+#[inline(always)]
+#[allow(overflowing_literals)]
+fn put_buffer<W: JfifWrite>(w: &mut W, out: BitBuffer) -> Result<(), EncodingError> {
+    if (out & 0x8080808080808080 & !(out.wrapping_add(0x0101010101010101))) != 0 {
+        for byte in out.to_be_bytes() {
+            w.write_all(&[byte])?;
+            if byte == 0xFF {
+                w.write_all(&[0x00])?;
+            }
+        }
+        Ok(())
+    } else {
+        w.write_all(&out.to_be_bytes())
     }
 }
 
