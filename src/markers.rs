@@ -168,7 +168,7 @@ fn check_after_first_scan(stream: &[u8], mut pos: usize) -> Result<()> {
 pub(crate) fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
     while let Some(offset) = stream
         .get(pos..)
-        .and_then(find_ff /* rest.iter().position(|&b| b == 0xFF) */)
+        .and_then(find_ff)
     {
         let at = pos + offset;
         match stream.get(at + 1) {

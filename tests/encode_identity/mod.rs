@@ -4,7 +4,6 @@
 //! checkerboards and noise, at several qualities must give the same bytes. Built without
 //! `+simd128` both sides run the scalar code and the test checks nothing new.
 
-use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{encode, encode_scalar_reference};
 use zarr_jpeg::{ConfigValue, JpegConfig};
@@ -21,8 +20,7 @@ const SCHEMES: [(u8, u8); 8] = [
 ];
 
 fn config(json: &str) -> JpegConfig {
-    let value: JsValue = js_sys::JSON::parse(json).unwrap();
-    let value: ConfigValue = serde_wasm_bindgen::from_value(value).unwrap();
+    let value: ConfigValue = serde_json::from_str(json).unwrap();
     JpegConfig::parse(&value).unwrap()
 }
 
