@@ -138,9 +138,18 @@ function candidates(spec, raw, jpeg) {
   const ctx = canvas.getContext("2d", { willReadFrequently: true });
   const jpegBlob = new Blob([jpeg], { type: "image/jpeg" });
 
+  const intoBuffer = new Uint8Array(n * channels);
   const decode = {
     ours: { run: () => ours.decode(config, jpeg, shape), channels },
     "ours (scalar)": { run: () => oursScalar.decode(config, jpeg, shape), channels },
+    // The same decode into one reused buffer (decodeInto): no new array per call.
+    "ours (decodeInto)": {
+      run: () => {
+        ours.decodeInto(config, jpeg, shape, intoBuffer);
+        return intoBuffer;
+      },
+      channels,
+    },
     cornerstone: {
       run: () => {
         csDecoder.getEncodedBuffer(jpeg.length).set(jpeg);

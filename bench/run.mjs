@@ -73,7 +73,7 @@ const sizes = quick ? [256] : [2048, 512, 256];
 const rdQualities = quick ? [50, 70, 90] : [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
 const rdSize = quick ? 512 : 2048;
 
-const DECODERS = ["ours", "ours (scalar)", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
+const DECODERS = ["ours", "ours (scalar)", "ours (decodeInto)", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
 const ENCODERS = [
   "ours",
   "ours (scalar)",

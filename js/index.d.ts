@@ -66,6 +66,11 @@ export function validateConfig(config: unknown): NormalizedJpegCodecConfiguratio
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[]): Uint8Array;
 /** Decodes a JPEG stream to the C-order uint8 samples of `shape`. */
 export function decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Uint8Array;
+/**
+ * Decodes a JPEG stream into `out`, a Uint8Array of exactly the chunk's byte length, so a
+ * caller that reuses its buffers allocates none per chunk; `out` is written only on success.
+ */
+export function decodeInto(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[], out: Uint8Array): void;
 
 export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";

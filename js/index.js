@@ -5,6 +5,7 @@ export {
   isReady,
   encode,
   decode,
+  decodeInto,
   validateConfig,
   compiledWasmModule,
   compiledDecoderModule,

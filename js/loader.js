@@ -132,6 +132,14 @@ export function decode(config, bytes, shape) {
   return call(anyLoaded(), "decode", config, bytes, shape);
 }
 
+/**
+ * Decodes a JPEG stream into `out`, a Uint8Array of exactly the chunk's byte length (for
+ * callers that reuse buffers); `out` is written only when decoding succeeds.
+ */
+export function decodeInto(config, bytes, shape, out) {
+  return call(anyLoaded(), "decodeInto", config, bytes, shape, out);
+}
+
 /** The whole codec if loaded, else the decoder. */
 function anyLoaded() {
   if (codec.ready) return codec;

@@ -49,6 +49,26 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
     Ok(Uint8Array::from(samples.as_slice()))
 }
 
+/// Decodes one chunk's JPEG stream into `out`, a `Uint8Array` of exactly the chunk's
+/// byte length: a caller that reuses its buffers avoids allocating a new one per chunk.
+/// `out` is written only when decoding succeeds.
+#[wasm_bindgen(js_name = decodeInto)]
+pub fn decode_into(config: JsValue, stream: JsValue, shape: JsValue, out: JsValue) -> Result<(), JsValue> {
+    let config = parse_config(config)?;
+    let shape = parse_shape(&shape)?;
+    let stream = bytes(&stream, "the encoded chunk")?;
+    let Some(out) = out.dyn_ref::<Uint8Array>() else {
+        return Err(codec_error(CodecError::data(format!(
+            "the output buffer must be a Uint8Array, got {}",
+            type_name(&out)
+        ))));
+    };
+    let mut samples = vec![0u8; out.length() as usize];
+    crate::decode_into(&config, &stream, &shape, &mut samples).map_err(codec_error)?;
+    out.copy_from(&samples);
+    Ok(())
+}
+
 fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
     let value = to_config_value(&config).map_err(|e| {
         codec_error(CodecError::config(format!(

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
-import { init, isReady, encode, decode, validateConfig } from "../../dist/index.js";
+import { init, isReady, encode, decode, decodeInto, validateConfig } from "../../dist/index.js";
 import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
 
 
@@ -178,4 +178,35 @@ test("configuration values that are not JSON-like are refused with their type an
   const hidden = Object.defineProperty({ ...gray }, "hidden", { value: new Set(), enumerable: false });
   hidden[Symbol("s")] = 1;
   assert.deepEqual(validateConfig(hidden), { ...gray, decoded_color_space: "grayscale" });
+});
+
+test("decodeInto writes exactly decode()'s samples into the caller's buffer, and leaves it untouched on any error", async () => {
+  await init();
+  for (const config of SPEC_EXAMPLES) {
+    const gray = config.encoded_color_space === "grayscale";
+    const shape = gray ? [37, 53] : [37, 53, 3];
+    const data = new Uint8Array(shape.reduce((a, b) => a * b)).map((_, i) => (i * 13 + (i >> 7)) & 255);
+    const stream = encode(config, data, shape);
+    const out = new Uint8Array(data.length).fill(7);
+    assert.equal(decodeInto(config, stream, shape, out), undefined);
+    assert.deepEqual(out, decode(config, stream, shape));
+  }
+  const config = SPEC_EXAMPLES[1];
+  const stream = encode(config, new Uint8Array(64 * 48).fill(90), [64, 48]);
+  const sentinel = () => new Uint8Array(64 * 48).fill(7);
+  const untouched = (out) => out.every((v) => v === 7);
+  for (const [out, pattern] of [
+    [new Uint8Array(64 * 48 - 1).fill(7), /output buffer holds 3071 bytes but the chunk shape needs 3072/],
+    [new Uint8Array(64 * 48 + 1).fill(7), /output buffer holds 3073 bytes/],
+  ]) {
+    assert.throws(() => decodeInto(config, stream, [64, 48], out), (e) => e.kind === "InvalidData" && pattern.test(e.message));
+    assert.ok(untouched(out));
+  }
+  for (const out of [new Uint8ClampedArray(64 * 48), new Array(64 * 48).fill(0), null]) {
+    assert.throws(() => decodeInto(config, stream, [64, 48], out), (e) => e.kind === "InvalidData" && /output buffer must be a Uint8Array/.test(e.message));
+  }
+  const out = sentinel();
+  assert.throws(() => decodeInto(config, stream.subarray(0, stream.length - 40), [64, 48], out), (e) => /^jpeg: /.test(e.message));
+  assert.throws(() => decodeInto(config, stream, [48, 64], out), (e) => e.kind === "StreamMismatch");
+  assert.ok(untouched(out), "a failed decodeInto wrote into the caller's buffer");
 });
