@@ -267,10 +267,8 @@ impl BitStream {
             // we revert the read later on (if we have 255), if this fails, we use the normal
             // byte at a time read
 
-            if let Ok(bytes) = reader.read_fixed_bytes_or_error::<4>() {
+            if let Some(msb_buf) = read_be_u32(reader) {
                 // we have 4 bytes to spare, read the 4 bytes into a temporary buffer
-                // create buffer
-                let msb_buf = u32::from_be_bytes(bytes);
                 // check if we have 0xff
                 if !has_byte(msb_buf, 255) {
                     self.bits_left += 32;
@@ -316,7 +314,7 @@ impl BitStream {
         let (mut symbol, r);
 
         if self.bits_left < 32 {
-            self.refill(reader)?;
+            self.refill_outlined(reader)?;
         };
         // look a head HUFF_LOOKAHEAD bits into the bitstream
         symbol = self.peek_bits::<HUFF_LOOKAHEAD>();
@@ -385,7 +383,7 @@ impl BitStream {
         // Get fast AC table as a reference before we enter the hot path
         let ac_lookup = ac_table.ac_lookup.as_ref().unwrap();
 
-        let (mut symbol, mut r, mut fast_ac);
+        let (mut symbol, mut r);
         // Decode AC coefficients
         let mut pos: usize = 1;
         if  self.bits_left < 1 && self.marker.is_some() {
@@ -399,11 +397,54 @@ impl BitStream {
         // set dc to be the dc prediction.
         block[0] = *dc_prediction * qt_table[0];
 
+        // zarr-jpeg: the AC loop keeps the bit buffer in locals (`buf`, `aligned`, `bits`;
+        // written back to `self` before anything that reads or changes `self`), refills 32
+        // bits inline when the next 4 bytes hold no 0xFF (exactly `refill`'s fast path) and
+        // leaves every other refill to the out-of-line `refill_outlined`. Same bits consumed,
+        // same errors, same results as the loop it replaces.
+        let mut buf = self.buffer;
+        let mut aligned = self.aligned_buffer;
+        let mut bits = self.bits_left;
+
+        macro_rules! store {
+            () => {
+                self.buffer = buf;
+                self.aligned_buffer = aligned;
+                self.bits_left = bits;
+            };
+        }
+        macro_rules! load {
+            () => {
+                buf = self.buffer;
+                aligned = self.aligned_buffer;
+                bits = self.bits_left;
+            };
+        }
+
         while pos < 64 {
-            self.refill(reader)?;
-            symbol = self.peek_bits::<HUFF_LOOKAHEAD>();
-            fast_ac = ac_lookup[symbol as usize];
-            symbol = ac_table.lookup[symbol as usize];
+            if bits < 32 {
+                let mut done = false;
+                if self.marker.is_none() && !self.seen_eoi && self.overread_by == 0 {
+                    if let Some(msb_buf) = read_be_u32(reader) {
+                        if !has_byte(msb_buf, 255) {
+                            bits += 32;
+                            buf = (buf << 32) | u64::from(msb_buf);
+                            aligned = buf << (64 - bits);
+                            done = true;
+                        } else {
+                            store!();
+                            reader.rewind(4)?;
+                        }
+                    }
+                }
+                if !done {
+                    store!();
+                    self.refill_outlined(reader)?;
+                    load!();
+                }
+            }
+            let look = (aligned >> (64 - HUFF_LOOKAHEAD)) as usize;
+            let fast_ac = ac_lookup[look];
 
             if fast_ac != 0 {
                 //  FAST AC path
@@ -411,9 +452,13 @@ impl BitStream {
                 let t_pos = UN_ZIGZAG[min(pos, 63)] & 63;
 
                 block[t_pos] = i32::from(fast_ac >> 8) * (qt_table[t_pos]); // Value
-                self.drop_bits((fast_ac & 15) as u8);
+                let n = (fast_ac & 15) as u8;
+                bits = bits.saturating_sub(n);
+                aligned <<= n;
                 pos += 1;
             } else {
+                store!();
+                symbol = ac_table.lookup[look];
                 decode_huff!(self, symbol, ac_table);
 
                 r = symbol >> 4;
@@ -433,10 +478,21 @@ impl BitStream {
                 } else {
                     pos += 16;
                 }
+                load!();
             }
         }
+        store!();
 
         return Ok(64);
+    }
+
+    /// `refill` out of line (zarr-jpeg): the hot loops inline only the 4-byte fast path.
+    #[inline(never)]
+    fn refill_outlined<T>(&mut self, reader: &mut ZReader<T>) -> Result<bool, DecodeErrors>
+    where
+        T: ZByteReaderTrait
+    {
+        self.refill(reader)
     }
 
     /// Advance the bitstream over a block but ignore the data contained.
@@ -779,6 +835,24 @@ impl BitStream {
         self.aligned_buffer = 0;
         self.eob_run = 0;
     }
+}
+
+/// zarr-jpeg: the next 4 bytes as a big-endian `u32` if the stream has 4 more bytes (the
+/// cursor then moves past them), else `None` with the cursor where it was: what
+/// `read_fixed_bytes_or_error::<4>` does, without its variable-length copy (a
+/// `memory.copy` call on wasm).
+#[inline(always)]
+fn read_be_u32<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Option<u32> {
+    let start = reader.position().ok()?;
+    let b0 = reader.read_u8();
+    let b1 = reader.read_u8();
+    let b2 = reader.read_u8();
+    if reader.eof().unwrap_or(true) {
+        let _ = reader.set_position(start as usize);
+        return None;
+    }
+    let b3 = reader.read_u8();
+    Some(u32::from_be_bytes([b0, b1, b2, b3]))
 }
 
 /// Do the equivalent of JPEG HUFF_EXTEND
