@@ -20,7 +20,9 @@ pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
 
 fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
     if depth > MAX_DEPTH {
-        return Err(format!("the configuration is nested more than {MAX_DEPTH} levels deep"));
+        return Err(format!(
+            "the configuration is nested more than {MAX_DEPTH} levels deep"
+        ));
     }
     if value.is_null() || value.is_undefined() {
         return Ok(ConfigValue::Null);
@@ -36,17 +38,24 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
             Ok(n) => Ok(ConfigValue::Number(n as f64)),
             Err(v) => u64::try_from(v)
                 .map(|n| ConfigValue::Number(n as f64))
-                .map_err(|_| "a BigInt outside the 64-bit range is not a JSON-like value".to_string()),
+                .map_err(|_| {
+                    "a BigInt outside the 64-bit range is not a JSON-like value".to_string()
+                }),
         };
     }
     if let Some(s) = value.as_string() {
         return Ok(ConfigValue::String(s));
     }
     if Array::is_array(value) {
-        let length = get(value, &JsValue::from_str("length"))?.as_f64().unwrap_or(0.0) as u32;
+        let length = get(value, &JsValue::from_str("length"))?
+            .as_f64()
+            .unwrap_or(0.0) as u32;
         let mut items = Vec::new();
         for i in 0..length {
-            items.push(read(&Reflect::get_u32(value, i).map_err(threw)?, depth + 1)?);
+            items.push(read(
+                &Reflect::get_u32(value, i).map_err(threw)?,
+                depth + 1,
+            )?);
         }
         return Ok(ConfigValue::Array(items));
     }
@@ -54,14 +63,22 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
         let object: &Object = value.unchecked_ref();
         let mut members = Vec::new();
         for key in Reflect::own_keys(value).map_err(threw)?.iter() {
-            let Some(name) = key.as_string() else { continue }; // symbol keys
+            let Some(name) = key.as_string() else {
+                continue;
+            }; // symbol keys
             let descriptor = Reflect::get_own_property_descriptor(object, &key).map_err(threw)?;
-            if descriptor.is_undefined() || get(&descriptor, &JsValue::from_str("enumerable"))?.as_bool() != Some(true) {
+            if descriptor.is_undefined()
+                || get(&descriptor, &JsValue::from_str("enumerable"))?.as_bool() != Some(true)
+            {
                 continue;
             }
             let member = read(&get(value, &key)?, depth + 1);
             // Name the top-level member (deeper paths would repeat 32 names for the depth error).
-            let member = if depth == 0 { member.map_err(|e| format!("member \"{name}\": {e}"))? } else { member? };
+            let member = if depth == 0 {
+                member.map_err(|e| format!("member \"{name}\": {e}"))?
+            } else {
+                member?
+            };
             members.push((name, member));
         }
         return Ok(ConfigValue::Object(members));
@@ -76,12 +93,20 @@ pub fn from_config_value(value: &ConfigValue) -> JsValue {
         ConfigValue::Bool(b) => JsValue::from_bool(*b),
         ConfigValue::Number(n) => JsValue::from_f64(*n),
         ConfigValue::String(s) => JsValue::from_str(s),
-        ConfigValue::Array(items) => items.iter().map(from_config_value).collect::<Array>().into(),
+        ConfigValue::Array(items) => items
+            .iter()
+            .map(from_config_value)
+            .collect::<Array>()
+            .into(),
         ConfigValue::Object(members) => {
             let object = Object::new();
             for (name, member) in members {
                 // Cannot fail: a fresh plain object, string keys.
-                let _ = Reflect::set(&object, &JsValue::from_str(name), &from_config_value(member));
+                let _ = Reflect::set(
+                    &object,
+                    &JsValue::from_str(name),
+                    &from_config_value(member),
+                );
             }
             object.into()
         }

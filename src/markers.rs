@@ -166,10 +166,7 @@ fn check_after_first_scan(stream: &[u8], mut pos: usize) -> Result<()> {
 /// The offset of the first marker after entropy-coded data starting at `pos`
 /// (stuffed FF 00 bytes and restart markers belong to the data).
 pub(crate) fn entropy_coded_end(stream: &[u8], mut pos: usize) -> usize {
-    while let Some(offset) = stream
-        .get(pos..)
-        .and_then(find_ff)
-    {
+    while let Some(offset) = stream.get(pos..).and_then(find_ff) {
         let at = pos + offset;
         match stream.get(at + 1) {
             None => return stream.len(),

@@ -53,7 +53,12 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
 /// byte length: a caller that reuses its buffers avoids allocating a new one per chunk.
 /// `out` is written only when decoding succeeds.
 #[wasm_bindgen(js_name = decodeInto)]
-pub fn decode_into(config: JsValue, stream: JsValue, shape: JsValue, out: JsValue) -> Result<(), JsValue> {
+pub fn decode_into(
+    config: JsValue,
+    stream: JsValue,
+    shape: JsValue,
+    out: JsValue,
+) -> Result<(), JsValue> {
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
     let stream = bytes(&stream, "the encoded chunk")?;
@@ -114,7 +119,11 @@ fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
 fn describe_value(value: &JsValue) -> String {
     if value.as_f64().is_some() {
         // JavaScript's own number formatting (and no float formatting code in the wasm).
-        return value.unchecked_ref::<js_sys::Number>().to_string_with_radix(10).map(String::from).unwrap_or_default();
+        return value
+            .unchecked_ref::<js_sys::Number>()
+            .to_string_with_radix(10)
+            .map(String::from)
+            .unwrap_or_default();
     }
     if let Some(s) = value.as_string() {
         return format!("\"{s}\" (a string)");
