@@ -1,6 +1,9 @@
 //! The wasm API in Node (wasm-bindgen-test's default runtime).
 #![cfg(target_arch = "wasm32")]
 
+// Shared with the native suites: test configurations from JSON, the baseline schemes.
+#[allow(dead_code)]
+mod common;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;
 mod wasm_cases;

@@ -4,25 +4,9 @@
 //! checkerboards and noise, at several qualities must give the same bytes. Built without
 //! `+simd128` both sides run the scalar code and the test checks nothing new.
 
+use crate::common::{config, BASELINE_SCHEMES};
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{encode, encode_scalar_reference};
-use zarr_jpeg::{ConfigValue, JpegConfig};
-
-const SCHEMES: [(u8, u8); 8] = [
-    (1, 1),
-    (2, 1),
-    (1, 2),
-    (2, 2),
-    (4, 1),
-    (1, 4),
-    (4, 2),
-    (2, 4),
-];
-
-fn config(json: &str) -> JpegConfig {
-    let value: ConfigValue = serde_json::from_str(json).unwrap();
-    JpegConfig::parse(&value).unwrap()
-}
 
 /// Numerical Recipes' LCG, high bits.
 struct Lcg(u64);
@@ -78,7 +62,7 @@ fn image(pattern: usize, height: usize, width: usize, channels: usize, seed: u64
 
 fn modes() -> Vec<(String, usize)> {
     let mut modes = Vec::new();
-    for (h, v) in SCHEMES {
+    for (h, v) in BASELINE_SCHEMES {
         for decoded in ["rgb", "ycbcr"] {
             modes.push((
                 format!(

@@ -8,8 +8,9 @@
 //! `i16` (these tests run unoptimised, with overflow checks).
 //! Only in modules built with `-C target-feature=+simd128`.
 
+use crate::common::config;
 use wasm_bindgen_test::wasm_bindgen_test;
-use zarr_jpeg::{encode, JpegConfig};
+use zarr_jpeg::encode;
 use zune_jpeg::__wasm_simd128_kernels as k;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
@@ -229,11 +230,6 @@ fn zune_decode(stream: &[u8], out: ColorSpace, simd: bool) -> Vec<u8> {
         .set_use_unsafe(simd);
     let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
     decoder.decode().expect("decodes")
-}
-
-fn config(json: &str) -> JpegConfig {
-    let value = serde_json::from_str(json).unwrap();
-    JpegConfig::parse(&value).unwrap()
 }
 
 #[wasm_bindgen_test]
