@@ -47,8 +47,9 @@ function load(record, { module, simd } = {}) {
       record.simd = simd;
       record.compiled = module;
     } else {
-      const useSimd = simd ?? simdSupported();
-      if (useSimd && !simdSupported()) {
+      const supported = simdSupported();
+      const useSimd = simd ?? supported;
+      if (useSimd && !supported) {
         throw new Error("zarr-jpeg: `simd: true` was asked for, but this engine does not support WebAssembly SIMD");
       }
       const payload = await (useSimd ? record.payloads.simd : record.payloads.scalar)();

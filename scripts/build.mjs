@@ -97,10 +97,10 @@ function buildModule({ name, variant, targetDir, features }) {
     throw new Error(`${name} (${variant}): target features ${usedFeatures(wasmBytes).join(", ")} do not match the variant`);
   }
   const payloadName = simd ? `${name}_bg.wasm.js` : `${name}_scalar_bg.wasm.js`;
-  writePayload(payloadName, wasmBytes);
+  const gzip = writePayload(payloadName, wasmBytes);
   fs.copyFileSync(wasmFile, path.join(wasmOut, payloadName.replace(/\.js$/, "")));
   writeGlue(name, path.join(outDir, `${name}.js`));
-  return { name: payloadName.replace(/\.js$/, ""), raw: wasmBytes.length, gzip: zlib.gzipSync(wasmBytes, { level: 9 }).length };
+  return { name: payloadName.replace(/\.js$/, ""), raw: wasmBytes.length, gzip };
 }
 
 /** The glue, patched for js/loader.js; or, when already written, a check that it is the same. */
@@ -150,6 +150,7 @@ function usedFeatures(wasmBytes) {
   return features;
 }
 
+/** Writes the inlined payload module; returns the gzip size. */
 function writePayload(fileName, wasmBytes) {
   // gzip before base64: base64 of machine code compresses poorly, so inlining the raw
   // module cost ~60 KB more over the wire than inlining it compressed (js/loader.js
@@ -161,6 +162,7 @@ function writePayload(fileName, wasmBytes) {
       `// so that it loads from any bundler, static server or Node without extra configuration.\n` +
       `export default ${JSON.stringify(packed.toString("base64"))};\n`,
   );
+  return packed.length;
 }
 
 for (const variant of variants) fs.rmSync(path.join(staging, `.bindgen-${variant}`), { recursive: true, force: true });
