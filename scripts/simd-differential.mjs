@@ -75,7 +75,11 @@ try {
   for (const { dir } of copies) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/** The first SOF0/1/2 segment's dimensions and component count, if any. */
+/**
+ * The first SOF0/1/2 segment's dimensions and component count, if any. A byte scan, not
+ * js/image-input.js's jpegFrameInfo (which walks segments and gives up at the first
+ * malformed one), so that fuzzed streams with broken segment chains still get a shape.
+ */
 function frameOf(bytes) {
   for (let i = 0; i + 9 < bytes.length; i++) {
     if (bytes[i] === 0xff && bytes[i + 1] >= 0xc0 && bytes[i + 1] <= 0xc2) {
