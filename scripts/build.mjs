@@ -5,7 +5,7 @@
 // → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
 // configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
 //
-//   node scripts/build.mjs [--features a,b] [--variants simd,scalar]
+//   node scripts/build.mjs [--features a,b] [--variants simd,scalar] [--names]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -39,6 +39,9 @@ const extraFeatures = featuresArg > 0 ? process.argv[featuresArg + 1] : "";
 const variantsArg = process.argv.indexOf("--variants");
 const variants = variantsArg > 0 ? process.argv[variantsArg + 1].split(",") : ["simd", "scalar"];
 for (const v of variants) if (v !== "simd" && v !== "scalar") throw new Error(`--variants: unknown variant ${v}`);
+// `--names` keeps the wasm name section, so CPU profiles name the Rust functions
+// (bench/ab.mjs --profile); larger modules, never for the package.
+const keepNames = process.argv.includes("--names");
 
 const started = Date.now();
 fs.rmSync(staging, { recursive: true, force: true });
@@ -87,7 +90,7 @@ function buildModule({ name, variant, targetDir, features }) {
   ]);
   const wasmFile = path.join(outDir, `${name}_bg.wasm`);
   run(wasmOpt, [
-    "-O3", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+    "-O3", ...(keepNames ? ["-g"] : []), "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
     "--enable-reference-types", "--enable-multivalue", ...(simd ? ["--enable-simd"] : []),
     wasmFile, "-o", wasmFile,
   ]);
