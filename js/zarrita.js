@@ -3,6 +3,7 @@
 import { init, initDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
+import { concat } from "./bytes.js";
 
 function codecError(kind, message) {
   const error = new Error(`jpeg: ${message}`);
@@ -83,16 +84,6 @@ function base64Bytes(value, field) {
     throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a base64 string`);
   }
   return base64ToBytes(value);
-}
-
-function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** imagecodecs colour-space names/J_COLOR_SPACE numbers → the jpeg codec's names. */

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { init, encode, decode, validateConfig } from "../../dist/index.js";
 import { DecodePool } from "../../dist/pool.js";
+import { concat } from "../../dist/bytes.js";
 
 await init();
 
@@ -121,16 +122,6 @@ function segments(stream) {
   return { segs, rest: stream.subarray(pos) };
 }
 
-const concat = (...parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
-
 test("there is a valid base stream of every mode", () => {
   assert.ok(BASES.length >= 12, BASES.map((b) => b.name).join(", "));
   for (const b of BASES) assert.equal(decode(b.config, b.stream, b.shape).length, b.shape.reduce((x, y) => x * y));
@@ -188,10 +179,10 @@ test("seeded marker shuffles, drops and duplicates (1500 cases)", () => {
     } else {
       // Move the SOS (with its data) somewhere earlier and repeat it.
       const sos = order.pop();
-      order.splice(Math.floor(random() * (order.length + 1)), 0, concat(sos, rest.subarray(0, Math.floor(random() * rest.length))));
+      order.splice(Math.floor(random() * (order.length + 1)), 0, concat([sos, rest.subarray(0, Math.floor(random() * rest.length))]));
       order.push(sos);
     }
-    check(base.config, concat(soi, ...order, rest), base.shape, `${base.name} shuffle case ${i}`);
+    check(base.config, concat([soi, ...order, rest]), base.shape, `${base.name} shuffle case ${i}`);
   }
 });
 
@@ -201,11 +192,11 @@ test("other formats and empty input are named, not called corrupt JPEG", () => {
     ["one byte", new Uint8Array([0xff]), /FF D8|start-of-image/],
     ["SOI only", new Uint8Array([0xff, 0xd8]), /truncated/],
     ["SOI EOI", new Uint8Array([0xff, 0xd8, 0xff, 0xd9]), /start-of-scan|no image/],
-    ["PNG", concat(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), new Uint8Array(64)), /PNG/],
-    ["JPEG 2000 codestream", concat(new Uint8Array([0xff, 0x4f, 0xff, 0x51, 0x00, 0x2f]), new Uint8Array(64)), /JPEG 2000/],
-    ["JPEG 2000 JP2 box", concat(new Uint8Array([0, 0, 0, 0x0c, 0x6a, 0x50, 0x20, 0x20, 0x0d, 0x0a, 0x87, 0x0a]), new Uint8Array(64)), /JPEG 2000/],
-    ["JPEG XL codestream", concat(new Uint8Array([0xff, 0x0a, 0xfa, 0x7f]), new Uint8Array(64)), /JPEG XL/],
-    ["JPEG XL container", concat(new Uint8Array([0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a]), new Uint8Array(64)), /JPEG XL/],
+    ["PNG", concat([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), new Uint8Array(64)]), /PNG/],
+    ["JPEG 2000 codestream", concat([new Uint8Array([0xff, 0x4f, 0xff, 0x51, 0x00, 0x2f]), new Uint8Array(64)]), /JPEG 2000/],
+    ["JPEG 2000 JP2 box", concat([new Uint8Array([0, 0, 0, 0x0c, 0x6a, 0x50, 0x20, 0x20, 0x0d, 0x0a, 0x87, 0x0a]), new Uint8Array(64)]), /JPEG 2000/],
+    ["JPEG XL codestream", concat([new Uint8Array([0xff, 0x0a, 0xfa, 0x7f]), new Uint8Array(64)]), /JPEG XL/],
+    ["JPEG XL container", concat([new Uint8Array([0, 0, 0, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a]), new Uint8Array(64)]), /JPEG XL/],
     ["GIF", new TextEncoder().encode("GIF89a" + "\0".repeat(32)), /FF D8/],
     ["zeros", new Uint8Array(1000), /FF D8/],
     ["0xFF run", new Uint8Array(1000).fill(0xff), /truncated|marker/],
@@ -283,7 +274,7 @@ test("encode never writes wrong data: mismatched configuration, shape, length or
     [ycc(2, 2), data.subarray(0, 256), [16, 16, 1]],
     [rgb, data, [16, 16, 4]],
     [ycc(2, 2), data.subarray(1), [16, 16, 3]],
-    [ycc(2, 2), concat(data, new Uint8Array(1)), [16, 16, 3]],
+    [ycc(2, 2), concat([data, new Uint8Array(1)]), [16, 16, 3]],
     [gray, data, [16, 16, 3]],
     [gray, data, [16, 16]],
     [gray, data.subarray(0, 255), [16, 16]],
