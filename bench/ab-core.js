@@ -1,40 +1,71 @@
-// The timing loop of bench/ab.mjs, shared by its Node and Chromium modes.
-const median = (xs) => {
+// The timing loop of bench/ab.mjs, shared by its Node and Chromium modes (plain ES module,
+// no Node APIs: the page imports it from the bench's local server).
+
+export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-/** Interleaved A/B decode timing of one stream: median MP/s of each, max abs difference. */
-export function runCase(A, B, jpeg, config, shape, { rounds = 9, minMs = 150 } = {}) {
-  const mp = (shape[0] * shape[1]) / 1e6;
-  const outA = A.decode(config, jpeg, shape);
-  const outB = B.decode(config, jpeg, shape);
-  let maxDiff = 0;
-  for (let i = 0; i < outA.length; i++) maxDiff = Math.max(maxDiff, Math.abs(outA[i] - outB[i]));
-  // Warm up (lets the engine tier up) and size a batch so one sample takes ≥ minMs.
+/**
+ * Interleaved A/B timing of two functions doing the same work: each is warmed up (3 calls,
+ * which lets the engine tier up), a batch size is chosen so one batch takes ≥ `minMs`, then
+ * each of `rounds` rounds times one batch of A and one of B, alternating which goes first.
+ * Returns the median ms per call of each. `now` is the clock (ms): performance.now by
+ * default; Node can pass a CPU-time clock.
+ */
+export function timeAB(fnA, fnB, { rounds = 9, minMs = 150, now = () => performance.now() } = {}) {
   let n = 1;
   for (let w = 0; w < 3; w++) {
-    for (const lib of [A, B]) {
-      const t0 = performance.now();
-      lib.decode(config, jpeg, shape);
-      n = Math.max(n, Math.ceil(minMs / Math.max(0.01, performance.now() - t0)));
+    for (const fn of [fnA, fnB]) {
+      const t0 = now();
+      fn();
+      n = Math.max(n, Math.ceil(minMs / Math.max(0.01, now() - t0)));
     }
   }
-  const time = (lib) => {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) lib.decode(config, jpeg, shape);
-    return (mp * n) / ((performance.now() - t0) / 1000);
+  const batch = (fn) => {
+    const t0 = now();
+    for (let i = 0; i < n; i++) fn();
+    return (now() - t0) / n;
   };
   const a = [];
   const b = [];
   for (let r = 0; r < rounds; r++) {
     if (r % 2) {
-      b.push(time(B));
-      a.push(time(A));
+      b.push(batch(fnB));
+      a.push(batch(fnA));
     } else {
-      a.push(time(A));
-      b.push(time(B));
+      a.push(batch(fnA));
+      b.push(batch(fnB));
     }
   }
-  return { a: median(a), b: median(b), maxDiff };
+  return { a: median(a), b: median(b) };
+}
+
+/**
+ * The operation of one bench case with one build (`lib`: dist/loader.js after init() or
+ * initDecoder()): `encode` turns the samples `input` into a stream, decode the stream
+ * `input` into samples.
+ */
+export const operation = (lib, { encode, config, input, shape }) =>
+  encode ? () => lib.encode(config, input, shape) : () => lib.decode(config, input, shape);
+
+/**
+ * One A/B case: compares A's and B's outputs (encode: whether the streams are identical;
+ * decode: the largest difference between the samples), then times both. Returns MP/s.
+ */
+export function abCase(A, B, c, options) {
+  const outA = operation(A, c)();
+  const outB = operation(B, c)();
+  let compared;
+  if (c.encode) {
+    const identical = outA.length === outB.length && outA.every((v, i) => v === outB[i]);
+    compared = { bytesA: outA.length, bytesB: outB.length, identical };
+  } else {
+    let maxDiff = 0;
+    for (let i = 0; i < outA.length; i++) maxDiff = Math.max(maxDiff, Math.abs(outA[i] - outB[i]));
+    compared = { maxDiff };
+  }
+  const { a, b } = timeAB(operation(A, c), operation(B, c), options);
+  const mp = (c.shape[0] * c.shape[1]) / 1e6;
+  return { ...compared, a: mp / (a / 1000), b: mp / (b / 1000) };
 }

@@ -1,117 +1,214 @@
 #!/usr/bin/env node
-// A/B decode benchmark of two builds of dist/ in one Node process, interleaved.
+// A/B benchmark of two builds of dist/ (decode, or encode with --encode), interleaved in one
+// process, in Node or headless Chromium.
+// See USAGE below and bench/README.md.
 //
-//   node bench/ab.mjs <distA> <distB> [--browser] [--rounds N] [--only <case-id substring>] [--min-ms MS]
-//
-// --browser runs the timing in headless Chromium (Debian's /usr/bin/chromium through
-// playwright-core, as bench/run.mjs); without it, in this Node process. Engines differ:
-// Node 20's V8 and Chromium's can rank two builds differently, so measure in Chromium
-// before trusting a Node figure.
-// Both builds decode the same streams (written once by distA's encoder, in a child
-// process, so that A and B each load only their decode-only module). Each case is warmed
-// up, then `--rounds` rounds (default 9) time one batch of A and one of B in turn
-// (alternating which goes first), each batch ≥ `--min-ms` (default 150) ms. Prints the
-// median MP/s of each and the ratio B ÷ A per case: on a shared 2-core machine read the
-// ratio, not the absolute figures. The decoded samples of A and B are also compared
-// (max abs difference and whether they are identical).
+// Cases: ihc.png (4:2:0, 4:4:4, `rgb`) and cell.png (grayscale) tiled to 2048² and
+// centre-cropped to 512² and 256², quality 90 (the images of bench/run.mjs). Decode: both
+// builds decode the same streams, written once by A's encoder in a child process, so that
+// A and B each load only their decode-only module (initDecoder()). Encode: both builds load
+// the whole codec (init()) and encode the same samples; the streams must be identical.
+// Each case is warmed up, then each of `--rounds` rounds times one batch of A and one of B
+// (alternating which goes first, each batch ≥ `--min-ms`); the figures are medians, in MP/s.
+// The timing loop is bench/ab-core.js, the same code in both engines.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { loadPng, tile, centreCrop } from "./lib/images.mjs";
+
+const USAGE = `usage:
+  node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu]
+
+  --encode      time encode instead of decode; A and B must write identical bytes (exit 1 if not)
+  --browser     time in headless Chromium (/usr/bin/chromium via playwright-core), not in Node
+  --rounds N    interleaved rounds, median taken (default 9; --reps is an alias)
+  --only S      only the cases whose id contains S (ids: ihc-2048-420, cell-256-gray, ...)
+  --min-ms MS   each timed batch lasts >= MS (default 150 decode, 40 encode)
+  --cpu         time the process's CPU time (user + system), not wall time (Node only)`;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : dflt;
-};
+const loaderUrl = (dist) => pathToFileURL(path.join(path.resolve(dist), "loader.js")).href;
 
-const configs = {
+const CONFIGS = {
   "420": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] },
   "444": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] },
   rgb: { quality: 90, encoded_color_space: "rgb" },
   gray: { quality: 90, encoded_color_space: "grayscale" },
 };
 
-function caseList() {
-  const ihc = loadPng(path.join(root, "samples/ihc.png"), 3);
-  const cell = loadPng(path.join(root, "samples/cell.png"), 1);
+/** Every case id, in table order: { id, image: "ihc" | "cell", size, mode }. */
+function allCases() {
   const out = [];
   for (const size of [2048, 512, 256]) {
-    const make = (img) => (size === 2048 ? tile(img, size) : centreCrop(img, size));
-    for (const [img, name, modes] of [[make(ihc), "ihc", ["420", "444", "rgb"]], [make(cell), "cell", ["gray"]]]) {
-      for (const mode of modes) out.push({ id: `${name}-${size}-${mode}`, img, mode });
-    }
+    for (const mode of ["420", "444", "rgb"]) out.push({ id: `ihc-${size}-${mode}`, image: "ihc", size, mode });
+    out.push({ id: `cell-${size}-gray`, image: "cell", size, mode: "gray" });
   }
   return out;
 }
 
-// Child mode: write the streams with distA's encoder.
-if (args[0] === "--encode") {
-  const [, dist, dir] = args;
-  const lib = await import(pathToFileURL(path.join(path.resolve(dist), "index.js")).href);
+const sources = {};
+/** The samples of a case: the image tiled (2048²) or centre-cropped to its size. */
+function samples({ image, size }) {
+  sources[image] ??= loadPng(path.join(root, `samples/${image}.png`), image === "ihc" ? 3 : 1);
+  const img = size === 2048 ? tile(sources[image], size) : centreCrop(sources[image], size);
+  return { data: img.data, shape: img.channels === 3 ? [img.height, img.width, 3] : [img.height, img.width] };
+}
+
+// Child process: writes the decode cases' streams with one dist's encoder, so that the
+// parent never loads a whole codec (which decode() would then use instead of the decoder).
+if (process.argv[2] === "--write-streams") {
+  const [dist, dir, ...ids] = process.argv.slice(3);
+  const lib = await import(loaderUrl(dist));
   await lib.init();
-  for (const { id, img, mode } of caseList()) {
-    const shape = img.channels === 3 ? [img.height, img.width, 3] : [img.height, img.width];
-    fs.writeFileSync(path.join(dir, `${id}.jpg`), lib.encode(configs[mode], img.data, shape));
-    fs.writeFileSync(path.join(dir, `${id}.json`), JSON.stringify({ shape, mode }));
+  for (const c of allCases().filter((c) => ids.includes(c.id))) {
+    const { data, shape } = samples(c);
+    fs.writeFileSync(path.join(dir, `${c.id}.bin`), lib.encode(CONFIGS[c.mode], data, shape));
   }
   process.exit(0);
 }
 
-const valued = new Set(["--rounds", "--only", "--min-ms"]);
-const [distA, distB] = args.filter((a, i) => !a.startsWith("--") && !(i > 0 && valued.has(args[i - 1])));
-if (!distA || !distB) {
-  console.error("usage: node bench/ab.mjs <distA> <distB> [--rounds N] [--only substr] [--min-ms MS]");
+let opts;
+try {
+  opts = parseArgs({
+    allowPositionals: true,
+    options: {
+      encode: { type: "boolean" },
+      browser: { type: "boolean" },
+      cpu: { type: "boolean" },
+      rounds: { type: "string" },
+      reps: { type: "string" },
+      only: { type: "string" },
+      "min-ms": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
   process.exit(2);
 }
-const rounds = Number(opt("--rounds", 9));
-const minMs = Number(opt("--min-ms", 150));
-const only = opt("--only", null);
+const { values: o, positionals } = opts;
+if (o.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const fail = (message) => {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+};
+if (positionals.length !== 2) fail("two dist folders are needed");
+const [distA, distB] = positionals;
+for (const dist of [distA, distB]) {
+  if (!fs.existsSync(path.join(dist, "loader.js"))) fail(`${dist}/loader.js not found (build with node scripts/build.mjs)`);
+}
+if (o.cpu && o.browser) fail("--cpu: CPU time is only measurable in Node (not with --browser)");
+const encode = !!o.encode;
+const browser = !!o.browser;
+const number = (value, dflt, name) => {
+  if (value === undefined) return dflt;
+  const n = Number(value);
+  if (!(n > 0)) fail(`${name} must be a positive number`);
+  return n;
+};
+const rounds = number(o.rounds ?? o.reps, 9, "--rounds");
+const minMs = number(o["min-ms"], encode ? 40 : 150, "--min-ms");
+const cases = allCases().filter((c) => !o.only || c.id.includes(o.only));
+if (!cases.length) fail(`--only ${o.only}: no case id contains it`);
 
+// The inputs of each case, in a scratch folder (the page fetches them from there): the
+// samples for encode, the stream for decode.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-ab-"));
-execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--encode", distA, dir], { stdio: "inherit" });
-const ids = caseList().map((c) => c.id).filter((id) => !only || id.includes(only));
-const browser = args.includes("--browser");
-
-console.log(`A = ${path.resolve(distA)}\nB = ${path.resolve(distB)}\n${browser ? "headless Chromium" : `node ${process.version}`}, ${os.cpus().length} cpus, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
-console.log("| case | A MP/s | B MP/s | B÷A | max abs diff A vs B |\n| --- | ---: | ---: | ---: | ---: |");
-const print = (id, { a, b, maxDiff }) =>
-  console.log(`| ${id} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(b / a).toFixed(2)}× | ${maxDiff}${maxDiff === 0 ? " (identical)" : ""} |`);
-const readCase = (id) => ({
-  jpeg: new Uint8Array(fs.readFileSync(path.join(dir, `${id}.jpg`))),
-  ...JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), "utf8")),
-});
-
 try {
-  if (browser) {
-    await inChromium();
-  } else {
-    const { runCase } = await import("./ab-core.js");
-    const load = async (dist) => {
-      const lib = await import(pathToFileURL(path.join(path.resolve(dist), "loader.js")).href);
-      await lib.initDecoder();
-      return lib;
-    };
-    const A = await load(distA);
-    const B = await load(distB);
-    if (A === B) throw new Error("distA and distB resolve to the same module");
-    for (const id of ids) {
-      const { jpeg, shape, mode } = readCase(id);
-      print(id, runCase(A, B, jpeg, configs[mode], shape, { rounds, minMs }));
-    }
+  for (const c of cases) {
+    const { data, shape } = samples(c);
+    fs.writeFileSync(path.join(dir, `${c.id}.json`), JSON.stringify({ shape, config: CONFIGS[c.mode] }));
+    if (encode) fs.writeFileSync(path.join(dir, `${c.id}.bin`), data);
   }
+  if (!encode) {
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", distA, dir, ...cases.map((c) => c.id)], { stdio: "inherit" });
+  }
+  await abTables();
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// Chromium mode: a local server exposes /A/ and /B/ (the two dist/ folders, loaded as
-// native ES modules), /ab-core.js and the streams; the page runs the same loop.
-async function inChromium() {
-  const http = await import("node:http");
+/** A case as abCase() (bench/ab-core.js) takes it, read from the scratch folder. */
+function readCase(id) {
+  return { encode, input: new Uint8Array(fs.readFileSync(path.join(dir, `${id}.bin`))), ...JSON.parse(fs.readFileSync(path.join(dir, `${id}.json`), "utf8")) };
+}
+
+async function abTables() {
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
+  const engine = browser ? "headless Chromium" : `node ${process.version}`;
+  console.log(`A = ${path.resolve(distA)}\nB = ${path.resolve(distB)}`);
+  console.log(
+    `${encode ? "encode" : "decode"}, ${engine}, ${os.cpus().length} cpus, load ${load}; ` +
+      `median of ${rounds} interleaved rounds, batches >= ${minMs} ms of ${o.cpu ? "CPU" : "wall"} time\n`,
+  );
+  if (encode) {
+    console.log("| case | bytes | identical | A MP/s | B MP/s | B÷A |\n| --- | ---: | :---: | ---: | ---: | ---: |");
+  } else {
+    console.log("| case | A MP/s | B MP/s | B÷A | max abs diff A vs B |\n| --- | ---: | ---: | ---: | ---: |");
+  }
+  const print = (id, r) => {
+    const speed = `${r.a.toFixed(1)} | ${r.b.toFixed(1)} | ${(r.b / r.a).toFixed(2)}×`;
+    if (encode) {
+      const bytes = r.bytesA === r.bytesB ? `${r.bytesA}` : `${r.bytesA} / ${r.bytesB}`;
+      console.log(`| ${id} | ${bytes} | ${r.identical ? "yes" : "**NO**"} | ${speed} |`);
+      if (!r.identical) process.exitCode = 1;
+    } else {
+      console.log(`| ${id} | ${speed} | ${r.maxDiff}${r.maxDiff === 0 ? " (identical)" : ""} |`);
+    }
+  };
+  const options = { rounds, minMs };
+
+  if (!browser) {
+    const { abCase } = await import("./ab-core.js");
+    const loadDist = async (dist) => {
+      const lib = await import(loaderUrl(dist));
+      await (encode ? lib.init() : lib.initDecoder());
+      return lib;
+    };
+    const A = await loadDist(distA);
+    const B = await loadDist(distB);
+    if (A === B) throw new Error("distA and distB resolve to the same module");
+    if (o.cpu) {
+      options.now = () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      };
+    }
+    for (const c of cases) print(c.id, abCase(A, B, readCase(c.id), options));
+    return;
+  }
+
+  await withPage(async (page) => {
+    await page.evaluate(async (encode) => {
+      window.core = await import("/C/ab-core.js");
+      window.A = await import("/A/loader.js");
+      window.B = await import("/B/loader.js");
+      for (const lib of [window.A, window.B]) await (encode ? lib.init() : lib.initDecoder());
+    }, encode);
+    for (const c of cases) {
+      const result = await page.evaluate(
+        async ({ id, encode, options }) => window.core.abCase(window.A, window.B, await window.readCase(id, encode), options),
+        { id: c.id, encode, options },
+      );
+      print(c.id, result);
+    }
+  });
+}
+
+/**
+ * Runs `body(page)` with a headless Chromium page served by a local server: /A/ and /B/
+ * are the two dist/ folders (loaded as native ES modules), /C/ this folder (ab-core.js),
+ * /S/ the scratch folder of inputs; the page's readCase(id, encode) fetches a case.
+ */
+async function withPage(body) {
   const { chromium } = await import("playwright-core");
   const roots = { A: path.resolve(distA), B: path.resolve(distB), S: dir, C: here };
   const server = http.createServer((req, res) => {
@@ -123,43 +220,32 @@ async function inChromium() {
     const [, top, ...rest] = url.pathname.split("/");
     const base = roots[top];
     const file = base && path.resolve(base, rest.join("/"));
-    if (!file || !file.startsWith(base) || !fs.existsSync(file)) {
+    if (!file || !file.startsWith(base + path.sep) || !fs.existsSync(file)) {
       res.writeHead(404);
       return res.end();
     }
-    const type = file.endsWith(".js") || file.endsWith(".mjs") ? "text/javascript" : "application/octet-stream";
+    const type = file.endsWith(".js") || file.endsWith(".mjs") ? "text/javascript" : file.endsWith(".json") ? "application/json" : "application/octet-stream";
     res.writeHead(200, { "content-type": type });
     res.end(fs.readFileSync(file));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${server.address().port}`;
-  const browserApp = await chromium.launch({
+  const app = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   try {
-    const page = await browserApp.newPage();
-    await page.goto(origin + "/");
-    await page.evaluate(async () => {
-      window.A = await import("/A/loader.js");
-      window.B = await import("/B/loader.js");
-      await window.A.initDecoder();
-      await window.B.initDecoder();
-      window.core = await import("/C/ab-core.js");
+    const page = await app.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.evaluate(() => {
+      window.readCase = async (id, encode) => ({
+        encode,
+        input: new Uint8Array(await (await fetch(`/S/${id}.bin`)).arrayBuffer()),
+        ...(await (await fetch(`/S/${id}.json`)).json()),
+      });
     });
-    for (const id of ids) {
-      const { shape, mode } = readCase(id);
-      const result = await page.evaluate(
-        async ({ id, config, shape, rounds, minMs }) => {
-          const jpeg = new Uint8Array(await (await fetch(`/S/${id}.jpg`)).arrayBuffer());
-          return window.core.runCase(window.A, window.B, jpeg, config, shape, { rounds, minMs });
-        },
-        { id, config: configs[mode], shape, rounds, minMs },
-      );
-      print(id, result);
-    }
+    await body(page);
   } finally {
-    await browserApp.close();
+    await app.close();
     server.close();
   }
 }
