@@ -41,6 +41,19 @@ export function timeAB(fnA, fnB, { rounds = 9, minMs = 150, now = () => performa
   return { a: median(a), b: median(b) };
 }
 
+/** Calls `fn` until `ms` have passed (at least once); returns { msPerCall, calls }. */
+export function runFor(fn, ms, now = () => performance.now()) {
+  const t0 = now();
+  let calls = 0;
+  let t = t0;
+  do {
+    fn();
+    calls++;
+    t = now();
+  } while (t - t0 < ms);
+  return { msPerCall: (t - t0) / calls, calls };
+}
+
 /**
  * The operation of one bench case with one build (`lib`: dist/loader.js after init() or
  * initDecoder()): `encode` turns the samples `input` into a stream, decode the stream

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A/B benchmark of two builds of dist/ (decode, or encode with --encode), interleaved in one
-// process, in Node or headless Chromium.
+// process, in Node or headless Chromium; or, with --profile, a CPU profile of one build.
 // See USAGE below and bench/README.md.
 //
 // Cases: ihc.png (4:2:0, 4:4:4, `rgb`) and cell.png (grayscale) tiled to 2048² and
@@ -22,13 +22,20 @@ import { loadPng, tile, centreCrop } from "./lib/images.mjs";
 
 const USAGE = `usage:
   node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu]
+  node bench/ab.mjs [<distA>] <distB> --profile [--encode] [--only SUBSTR] [--min-ms MS] [--top N]
 
   --encode      time encode instead of decode; A and B must write identical bytes (exit 1 if not)
   --browser     time in headless Chromium (/usr/bin/chromium via playwright-core), not in Node
   --rounds N    interleaved rounds, median taken (default 9; --reps is an alias)
   --only S      only the cases whose id contains S (ids: ihc-2048-420, cell-256-gray, ...)
-  --min-ms MS   each timed batch lasts >= MS (default 150 decode, 40 encode)
-  --cpu         time the process's CPU time (user + system), not wall time (Node only)`;
+  --min-ms MS   A/B: each timed batch lasts >= MS (default 150 decode, 40 encode);
+                --profile: the profiled run of each case lasts >= MS (default 2000)
+  --cpu         time the process's CPU time (user + system), not wall time (Node only)
+  --profile     no A/B: run B alone in headless Chromium under the DevTools CPU profiler
+                (sampling every 200 us) and print ms per operation and the --top (default 15)
+                functions by self time per case. Wasm functions have names only if B was
+                built with \`node scripts/build.mjs --names\` (keeps the wasm name section).
+                Decode streams come from A's encoder if A is given, else B's.`;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -79,11 +86,13 @@ try {
     options: {
       encode: { type: "boolean" },
       browser: { type: "boolean" },
+      profile: { type: "boolean" },
       cpu: { type: "boolean" },
       rounds: { type: "string" },
       reps: { type: "string" },
       only: { type: "string" },
       "min-ms": { type: "string" },
+      top: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -100,14 +109,17 @@ const fail = (message) => {
   console.error(`${message}\n${USAGE}`);
   process.exit(2);
 };
-if (positionals.length !== 2) fail("two dist folders are needed");
-const [distA, distB] = positionals;
-for (const dist of [distA, distB]) {
-  if (!fs.existsSync(path.join(dist, "loader.js"))) fail(`${dist}/loader.js not found (build with node scripts/build.mjs)`);
+const profile = !!o.profile;
+if (profile ? positionals.length < 1 || positionals.length > 2 : positionals.length !== 2) {
+  fail(profile ? "--profile takes one or two dist folders" : "two dist folders are needed");
 }
-if (o.cpu && o.browser) fail("--cpu: CPU time is only measurable in Node (not with --browser)");
+const [distA, distB] = positionals.length === 2 ? positionals : [null, positionals[0]];
+for (const dist of [distA, distB]) {
+  if (dist && !fs.existsSync(path.join(dist, "loader.js"))) fail(`${dist}/loader.js not found (build with node scripts/build.mjs)`);
+}
+if (o.cpu && (o.browser || profile)) fail("--cpu: CPU time is only measurable in Node (not with --browser or --profile)");
 const encode = !!o.encode;
-const browser = !!o.browser;
+const browser = !!o.browser || profile;
 const number = (value, dflt, name) => {
   if (value === undefined) return dflt;
   const n = Number(value);
@@ -115,7 +127,8 @@ const number = (value, dflt, name) => {
   return n;
 };
 const rounds = number(o.rounds ?? o.reps, 9, "--rounds");
-const minMs = number(o["min-ms"], encode ? 40 : 150, "--min-ms");
+const minMs = number(o["min-ms"], profile ? 2000 : encode ? 40 : 150, "--min-ms");
+const top = number(o.top, 15, "--top");
 const cases = allCases().filter((c) => !o.only || c.id.includes(o.only));
 if (!cases.length) fail(`--only ${o.only}: no case id contains it`);
 
@@ -129,9 +142,11 @@ try {
     if (encode) fs.writeFileSync(path.join(dir, `${c.id}.bin`), data);
   }
   if (!encode) {
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", distA, dir, ...cases.map((c) => c.id)], { stdio: "inherit" });
+    const writer = distA ?? distB;
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", writer, dir, ...cases.map((c) => c.id)], { stdio: "inherit" });
   }
-  await abTables();
+  if (profile) await profileInChromium();
+  else await abTables();
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -203,6 +218,64 @@ async function abTables() {
   });
 }
 
+async function profileInChromium() {
+  const what = encode ? "encode" : "decode";
+  console.log(`B = ${path.resolve(distB)}`);
+  console.log(`${what} in headless Chromium, ${os.cpus().length} cpus, load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}; CPU profile sampled every 200 µs, >= ${minMs} ms per case`);
+  await withPage(async (page) => {
+    await page.evaluate(async (encode) => {
+      window.core = await import("/C/ab-core.js");
+      window.B = await import("/B/loader.js");
+      await (encode ? window.B.init() : window.B.initDecoder());
+    }, encode);
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+    let unnamed = false;
+    for (const c of cases) {
+      // Load the input and warm up (lets the engine tier up) before the profiler starts.
+      await page.evaluate(
+        async ({ id, encode }) => {
+          window.op = window.core.operation(window.B, await window.readCase(id, encode));
+          window.core.runFor(window.op, 300);
+        },
+        { id: c.id, encode },
+      );
+      await cdp.send("Profiler.start");
+      const { msPerCall, calls } = await page.evaluate((ms) => window.core.runFor(window.op, ms), minMs);
+      const { profile: p } = await cdp.send("Profiler.stop");
+      const rows = selfTimes(p);
+      unnamed ||= rows.some((r) => r.unnamedWasm);
+      console.log(`\n### ${c.id}: ${msPerCall.toFixed(2)} ms per ${what} (${calls} calls, ${p.samples.length} samples)\n`);
+      console.log("| self % | function |\n| ---: | --- |");
+      for (const r of rows.slice(0, top)) console.log(`| ${r.percent.toFixed(1)} | ${r.name.replaceAll("|", "\\|")} |`);
+    }
+    if (unnamed) console.log("\nSome wasm functions have no names: build B with `node scripts/build.mjs --names`.");
+  });
+}
+
+/** A CDP Profiler.Profile → [{ name, percent, unnamedWasm }], by self time, largest first. */
+function selfTimes(p) {
+  const frames = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
+  const time = new Map();
+  const unnamed = new Set();
+  let total = 0;
+  p.samples.forEach((id, i) => {
+    const frame = frames.get(id);
+    const dt = p.timeDeltas[i] ?? 0;
+    const wasm = frame.url.startsWith("wasm://");
+    // Rust symbols carry a hash suffix (`::h` + 16 hex digits); JS frames get their file.
+    let name = (frame.functionName || "(anonymous)").replace(/::h[0-9a-f]{16}$/, "");
+    if (frame.url && !wasm) name += ` (${frame.url.split("/").pop()}:${frame.lineNumber + 1})`;
+    if (wasm && /^(\$?func\d+|wasm-function\[\d+\]|\$?\d+)$/.test(frame.functionName)) unnamed.add(name);
+    time.set(name, (time.get(name) ?? 0) + dt);
+    total += dt;
+  });
+  return [...time]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, t]) => ({ name, percent: (100 * t) / total, unnamedWasm: unnamed.has(name) }));
+}
+
 /**
  * Runs `body(page)` with a headless Chromium page served by a local server: /A/ and /B/
  * are the two dist/ folders (loaded as native ES modules), /C/ this folder (ab-core.js),
@@ -210,15 +283,15 @@ async function abTables() {
  */
 async function withPage(body) {
   const { chromium } = await import("playwright-core");
-  const roots = { A: path.resolve(distA), B: path.resolve(distB), S: dir, C: here };
+  const roots = { A: distA && path.resolve(distA), B: path.resolve(distB), S: dir, C: here };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     if (url.pathname === "/") {
       res.writeHead(200, { "content-type": "text/html" });
       return res.end("<!doctype html><title>ab</title>");
     }
-    const [, top, ...rest] = url.pathname.split("/");
-    const base = roots[top];
+    const [, prefix, ...rest] = url.pathname.split("/");
+    const base = roots[prefix];
     const file = base && path.resolve(base, rest.join("/"));
     if (!file || !file.startsWith(base + path.sep) || !fs.existsSync(file)) {
       res.writeHead(404);
