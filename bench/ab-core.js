@@ -7,21 +7,18 @@ export const median = (xs) => {
 };
 
 /**
- * Interleaved A/B timing of two functions doing the same work: each is warmed up (3 calls,
- * which lets the engine tier up), a batch size is chosen so one batch takes ≥ `minMs`, then
- * each of `rounds` rounds times one batch of A and one of B, alternating which goes first.
- * Returns the median ms per call of each. `now` is the clock (ms): performance.now by
- * default; Node can pass a CPU-time clock.
+ * Interleaved A/B timing of two functions doing the same work: each is warmed up (three
+ * alternating stretches of ≥ `minMs` / 2, which lets the engine tier both up), a batch size
+ * is chosen so one batch takes ≥ `minMs`, then each of `rounds` rounds times one batch of A
+ * and one of B, alternating which goes first. Returns the median ms per call of each. `now`
+ * is the clock (ms): performance.now by default; Node can pass a CPU-time clock.
  */
 export function timeAB(fnA, fnB, { rounds = 9, minMs = 150, now = () => performance.now() } = {}) {
-  let n = 1;
+  let fastest = Infinity;
   for (let w = 0; w < 3; w++) {
-    for (const fn of [fnA, fnB]) {
-      const t0 = now();
-      fn();
-      n = Math.max(n, Math.ceil(minMs / Math.max(0.01, now() - t0)));
-    }
+    for (const fn of [fnA, fnB]) fastest = Math.min(fastest, runFor(fn, minMs / 2, now).msPerCall);
   }
+  const n = Math.max(1, Math.ceil(minMs / Math.max(0.01, fastest)));
   const batch = (fn) => {
     const t0 = now();
     for (let i = 0; i < n; i++) fn();
