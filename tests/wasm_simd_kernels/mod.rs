@@ -183,6 +183,55 @@ fn colour_conversion_matches_scalar() {
     }
 }
 
+/// Rows of random samples: every width from 1 to 80 and a few long ones, one row in three
+/// with any `i16` (beyond what the IDCT and upsamplers produce), the rest 0..=255.
+fn sample_rows(rng: &mut Rng) -> Vec<[Vec<i16>; 3]> {
+    let widths = (1..=80).chain([127, 128, 129, 1000, 2048]);
+    widths
+        .enumerate()
+        .map(|(n, w)| {
+            let (lo, hi) = if n % 3 == 0 {
+                (i16::MIN as i64 + 128, i16::MAX as i64)
+            } else {
+                (0, 255)
+            };
+            let mut plane = || (0..w).map(|_| rng.range(lo, hi) as i16).collect::<Vec<_>>();
+            [plane(), plane(), plane()]
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn colour_conversion_rows_match_the_16_pixel_loop() {
+    // The RGB row kernel against what `color_convert_ycbcr` does with the scalar 16-pixel
+    // function: every whole chunk, then the last 16 pixels again.
+    let mut rng = Rng(7);
+    for [y, cb, cr] in sample_rows(&mut rng).iter().filter(|p| p[0].len() >= 16) {
+        let w = y.len();
+        let scalar = |s: usize, out: &mut [u8]| {
+            let (y, cb, cr) = (&y[s..s + 16], &cb[s..s + 16], &cr[s..s + 16]);
+            k::ycbcr_to_rgb_inner_16_scalar::<false>(
+                y.try_into().unwrap(),
+                cb.try_into().unwrap(),
+                cr.try_into().unwrap(),
+                out,
+                &mut 0,
+            );
+        };
+        let mut expected = vec![1u8; w * 3];
+        for s in (0..w / 16).map(|k| 16 * k) {
+            scalar(s, &mut expected[s * 3..]);
+        }
+        let mut last = [0u8; 48];
+        scalar(w - 16, &mut last);
+        expected[(w - 16) * 3..].copy_from_slice(&last);
+
+        let mut got = vec![1u8; w * 3];
+        k::ycbcr_to_rgb_row_wasm_simd(y, cb, cr, &mut got, w);
+        assert_eq!(got, expected, "width {w}");
+    }
+}
+
 #[wasm_bindgen_test]
 fn upsamplers_match_scalar() {
     let mut rng = Rng(7);

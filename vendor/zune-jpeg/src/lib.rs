@@ -209,7 +209,9 @@ pub mod __wasm_simd128_kernels {
     pub use crate::color_convert::scalar::{
         ycbcr_to_rgb_inner_16_scalar, ycbcr_to_rgba_inner_16_scalar
     };
-    pub use crate::color_convert::wasm_simd128::{ycbcr_to_rgb_wasm_simd, ycbcr_to_rgba_wasm_simd};
+    pub use crate::color_convert::wasm_simd128::{
+        ycbcr_to_rgb_row_wasm_simd, ycbcr_to_rgb_wasm_simd, ycbcr_to_rgba_wasm_simd
+    };
     pub use crate::idct::scalar::{idct4x4, idct_int};
     pub use crate::idct::wasm_simd128::{idct4x4_wasm_simd, idct_wasm_simd};
     pub use crate::upsampler::scalar::{upsample_horizontal, upsample_hv, upsample_vertical};

@@ -297,6 +297,27 @@ fn color_convert_ycbcr(
 ) {
     let num_components = output_colorspace.num_components();
 
+    // zarr-jpeg patch: with the simd128 kernel, RGB rows in one loop (same bytes). It
+    // stands in only for the 16-pixel kernel it loops over: a decoder that chose the
+    // scalar one (`use_unsafe` off) keeps it.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use crate::color_convert::wasm_simd128::{ycbcr_to_rgb_row_wasm_simd, ycbcr_to_rgb_wasm_simd};
+        if width >= 16
+            && core::ptr::fn_addr_eq(color_convert_16, ycbcr_to_rgb_wasm_simd as ColorConvert16Ptr)
+        {
+            for (((y, cb), cr), out) in mcu_block[0]
+                .chunks_exact(padded_width)
+                .zip(mcu_block[1].chunks_exact(padded_width))
+                .zip(mcu_block[2].chunks_exact(padded_width))
+                .zip(output.chunks_exact_mut(width * 3))
+            {
+                ycbcr_to_rgb_row_wasm_simd(y, cb, cr, out, width);
+            }
+            return;
+        }
+    }
+
     let stride = width * num_components;
     // Allocate temporary buffer for small widths less than  16.
     let mut temp = [0; 64];

@@ -39,6 +39,38 @@ const fn pair(a: i16, b: i16) -> i32 {
     (a as u16 as i32) | ((b as i32) << 16)
 }
 
+/// The conversion's constants, made once per row and hidden from the optimiser
+/// (`black_box`): left as `v128.const` at each use, V8 rebuilds every one from immediates
+/// (about three x86-64 instructions each, some 70 per 16 pixels); this way they are
+/// made once and kept in registers or loaded.
+#[derive(Clone, Copy)]
+struct Constants {
+    c128: v128,
+    rnd: v128,
+    k_r: v128,
+    k_b: v128,
+    k_g1: v128,
+    k_g2: v128,
+    /// `interleave3`'s byte masks.
+    interleave: &'static [v128; 9]
+}
+
+impl Constants {
+    #[inline(always)]
+    fn new() -> Self {
+        core::hint::black_box(Constants {
+            c128: i16x8_splat(128),
+            rnd: i32x4_splat(i32::from(YUV_RND)),
+            k_r: i32x4_splat(pair(Y_CF, CR_CF)),
+            k_b: i32x4_splat(pair(Y_CF, CB_CF)),
+            // g = (y * Y_CF + cr * C1) + (y * 0 + cb * C2)
+            k_g1: i32x4_splat(pair(Y_CF, C_G_CR_COEF_1)),
+            k_g2: i32x4_splat(pair(0, C_G_CB_COEF_2)),
+            interleave: &INTERLEAVE3
+        })
+    }
+}
+
 /// Eight pixels: returns (r, g, b) as i16x8 (clamped to 0..=255 later by the caller's
 /// narrow to u8).
 ///
@@ -47,34 +79,26 @@ const fn pair(a: i16, b: i16) -> i32 {
 /// is -32768 * -32768, and every sum stays below 2^31 in magnitude for any i16 input), so
 /// this is the scalar arithmetic term for term.
 #[inline(always)]
-fn convert8(y: v128, cb: v128, cr: v128) -> (v128, v128, v128) {
-    let c128 = i16x8_splat(128);
-    let cb = i16x8_sub(cb, c128);
-    let cr = i16x8_sub(cr, c128);
+fn convert8(k: &Constants, y: v128, cb: v128, cr: v128) -> (v128, v128, v128) {
+    let cb = i16x8_sub(cb, k.c128);
+    let cr = i16x8_sub(cr, k.c128);
 
     let y_cr_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(y, cr);
     let y_cr_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(y, cr);
     let y_cb_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(y, cb);
     let y_cb_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(y, cb);
 
-    let rnd = i32x4_splat(i32::from(YUV_RND));
-    let k_r = i32x4_splat(pair(Y_CF, CR_CF));
-    let k_b = i32x4_splat(pair(Y_CF, CB_CF));
-    // g = (y * Y_CF + cr * C1) + (y * 0 + cb * C2)
-    let k_g1 = i32x4_splat(pair(Y_CF, C_G_CR_COEF_1));
-    let k_g2 = i32x4_splat(pair(0, C_G_CB_COEF_2));
-
     let shift = YUV_PREC as u32;
-    let term = |a: v128| i32x4_shr(i32x4_add(a, rnd), shift);
-    let r_lo = term(i32x4_dot_i16x8(y_cr_lo, k_r));
-    let r_hi = term(i32x4_dot_i16x8(y_cr_hi, k_r));
-    let b_lo = term(i32x4_dot_i16x8(y_cb_lo, k_b));
-    let b_hi = term(i32x4_dot_i16x8(y_cb_hi, k_b));
+    let term = |a: v128| i32x4_shr(i32x4_add(a, k.rnd), shift);
+    let r_lo = term(i32x4_dot_i16x8(y_cr_lo, k.k_r));
+    let r_hi = term(i32x4_dot_i16x8(y_cr_hi, k.k_r));
+    let b_lo = term(i32x4_dot_i16x8(y_cb_lo, k.k_b));
+    let b_hi = term(i32x4_dot_i16x8(y_cb_hi, k.k_b));
     let g_lo = term(
-        i32x4_add(i32x4_dot_i16x8(y_cr_lo, k_g1), i32x4_dot_i16x8(y_cb_lo, k_g2))
+        i32x4_add(i32x4_dot_i16x8(y_cr_lo, k.k_g1), i32x4_dot_i16x8(y_cb_lo, k.k_g2))
     );
     let g_hi = term(
-        i32x4_add(i32x4_dot_i16x8(y_cr_hi, k_g1), i32x4_dot_i16x8(y_cb_hi, k_g2))
+        i32x4_add(i32x4_dot_i16x8(y_cr_hi, k.k_g1), i32x4_dot_i16x8(y_cb_hi, k.k_g2))
     );
 
     (
@@ -86,31 +110,65 @@ fn convert8(y: v128, cb: v128, cr: v128) -> (v128, v128, v128) {
 
 /// Sixteen pixels as three u8x16 planes (r, g, b), clamped to 0..=255.
 #[inline(always)]
-fn convert16(y: &[i16; 16], cb: &[i16; 16], cr: &[i16; 16]) -> (v128, v128, v128) {
+fn convert16(k: &Constants, y: &[i16; 16], cb: &[i16; 16], cr: &[i16; 16]) -> (v128, v128, v128) {
     let (y0, y1) = load16(y);
     let (cb0, cb1) = load16(cb);
     let (cr0, cr1) = load16(cr);
-    let (r0, g0, b0) = convert8(y0, cb0, cr0);
-    let (r1, g1, b1) = convert8(y1, cb1, cr1);
-    (
-        u8x16_narrow_i16x8(r0, r1),
-        u8x16_narrow_i16x8(g0, g1),
-        u8x16_narrow_i16x8(b0, b1)
-    )
+    let (r0, g0, b0) = convert8(k, y0, cb0, cr0);
+    let (r1, g1, b1) = convert8(k, y1, cb1, cr1);
+    (to_u8(r0, r1), to_u8(g0, g1), to_u8(b0, b1))
 }
 
-/// Interleaves three u8x16 planes into 48 bytes r0 g0 b0 r1 g1 b1 ...
+/// `u8x16_narrow_i16x8(a, b)`, written so that LLVM keeps both narrows as single
+/// instructions: the explicit clamp (which the narrow's saturation makes a no-op) stops it
+/// from merging this narrow with the i32 → i16 one before it into clamps of every i32 lane
+/// by rebuilt constants and byte shuffles.
 #[inline(always)]
-pub(crate) fn interleave3(r: v128, g: v128, b: v128) -> [v128; 3] {
-    // Bytes 0..16: pixels 0..5 (+ r5); 16..32: g5 b5, pixels 6..10 (+ r10, g10);
-    // 32..48: b10, pixels 11..16. First r and g (b slots get a placeholder), then b.
-    let rg0 = i8x16_shuffle::<0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5>(r, g);
-    let o0 = i8x16_shuffle::<0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15>(rg0, b);
-    let rg1 = i8x16_shuffle::<21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26>(r, g);
-    let o1 = i8x16_shuffle::<0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15>(rg1, b);
-    let rg2 = i8x16_shuffle::<0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0>(r, g);
-    let o2 = i8x16_shuffle::<26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31>(rg2, b);
-    [o0, o1, o2]
+fn to_u8(a: v128, b: v128) -> v128 {
+    let clamp = |v: v128| i16x8_min(i16x8_max(v, i16x8_splat(0)), i16x8_splat(255));
+    u8x16_narrow_i16x8(clamp(a), clamp(b))
+}
+
+/// Byte masks of `interleave3`: for output vector o and channel c, lane p takes byte
+/// (16o + p) / 3 of channel c's vector when (16o + p) % 3 == c, else 0x80 (zero).
+static INTERLEAVE3: [v128; 9] = {
+    let mut masks = [[0x80u8; 16]; 9];
+    let mut o = 0;
+    while o < 3 {
+        let mut p = 0;
+        while p < 16 {
+            let q = 16 * o + p;
+            masks[3 * o + q % 3][p] = (q / 3) as u8;
+            p += 1;
+        }
+        o += 1;
+    }
+    let mut out = [u8x16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0); 9];
+    let mut i = 0;
+    while i < 9 {
+        let m = masks[i];
+        out[i] = u8x16(
+            m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11], m[12],
+            m[13], m[14], m[15]
+        );
+        i += 1;
+    }
+    out
+};
+
+/// Interleaves three u8x16 planes into 48 bytes r0 g0 b0 r1 g1 b1 ...: each output vector
+/// is three swizzles (one per plane, other lanes zeroed) OR-ed, with masks the engine
+/// loads (as constant two-vector shuffles it would rebuild two masks from immediates for
+/// each).
+#[inline(always)]
+fn interleave3(masks: &[v128; 9], r: v128, g: v128, b: v128) -> [v128; 3] {
+    let out = |o: usize| {
+        v128_or(
+            v128_or(i8x16_swizzle(r, masks[3 * o]), i8x16_swizzle(g, masks[3 * o + 1])),
+            i8x16_swizzle(b, masks[3 * o + 2])
+        )
+    };
+    [out(0), out(1), out(2)]
 }
 
 /// `ycbcr_to_rgb_inner_16_scalar::<false>` for wasm simd128: 16 pixels to 48 bytes at
@@ -125,8 +183,9 @@ pub fn ycbcr_to_rgb_wasm_simd(
         .expect("Slice to small cannot write")
         .try_into()
         .unwrap();
-    let (r, g, b) = convert16(y, cb, cr);
-    let v = interleave3(r, g, b);
+    let k = Constants::new();
+    let (r, g, b) = convert16(&k, y, cb, cr);
+    let v = interleave3(k.interleave, r, g, b);
     // SAFETY: `out` is 48 bytes = three 16-byte stores; no alignment needed.
     unsafe {
         let p = out.as_mut_ptr();
@@ -148,7 +207,8 @@ pub fn ycbcr_to_rgba_wasm_simd(
         .expect("Slice to small cannot write")
         .try_into()
         .unwrap();
-    let (r, g, b) = convert16(y, cb, cr);
+    let k = Constants::new();
+    let (r, g, b) = convert16(&k, y, cb, cr);
     let a = u8x16_splat(255);
     let rg_lo = u8x16_shuffle::<0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23>(r, g);
     let rg_hi = u8x16_shuffle::<8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31>(r, g);
@@ -168,4 +228,35 @@ pub fn ycbcr_to_rgba_wasm_simd(
         }
     }
     *pos += 64;
+}
+
+/// One output row of `color_convert_ycbcr` (worker.rs) for RGB: the 16-pixel kernel above
+/// over the row in one loop instead of one indirect call per 16 pixels. Same chunks, same
+/// order, same bytes: pixels `16k..16k + 16` for every whole chunk, then `width - 16..width`
+/// again, written over what the last chunk wrote, as the caller's scalar loop does. Needs
+/// `width >= 16`. (RGBA output keeps the 16-pixel path: zarr-jpeg never asks for it.)
+pub fn ycbcr_to_rgb_row_wasm_simd(
+    y: &[i16], cb: &[i16], cr: &[i16], output: &mut [u8], width: usize
+) {
+    assert!(width >= 16 && y.len() >= width && cb.len() >= width && cr.len() >= width);
+    assert!(output.len() >= width * 3);
+    let k = Constants::new();
+    let starts = (0..width / 16).map(|k| 16 * k).chain(core::iter::once(width - 16));
+    for s in starts {
+        let (r, g, b) = convert16(
+            &k,
+            y[s..s + 16].try_into().unwrap(),
+            cb[s..s + 16].try_into().unwrap(),
+            cr[s..s + 16].try_into().unwrap()
+        );
+        let v = interleave3(k.interleave, r, g, b);
+        let out = &mut output[s * 3..(s + 16) * 3];
+        // SAFETY: `out` is 48 bytes = three 16-byte stores.
+        unsafe {
+            let p = out.as_mut_ptr();
+            v128_store(p.cast::<v128>(), v[0]);
+            v128_store(p.add(16).cast::<v128>(), v[1]);
+            v128_store(p.add(32).cast::<v128>(), v[2]);
+        }
+    }
 }
