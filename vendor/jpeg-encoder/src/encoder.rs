@@ -3,7 +3,7 @@ use crate::huffman::{CodingClass, HuffmanTable};
 use crate::image_buffer::*;
 use crate::marker::Marker;
 use crate::quantization::{QuantizationTable, QuantizationTableType};
-use crate::writer::{JfifWrite, JfifWriter, ZIGZAG};
+use crate::writer::{JfifWrite, JfifWriter, ZIGZAG, get_code};
 use crate::{EncodingError, PixelDensity};
 
 use alloc::vec;
@@ -1084,81 +1084,132 @@ impl<W: JfifWrite> Encoder<W> {
             .sum()
     }
 
-    /// [zarr-jpeg patch] The block indices of component `i` in the order an interleaved
-    /// scan codes them: MCU by MCU, and within an MCU `v` rows of `h` blocks.
-    fn mcu_order(&self, i: usize, mcu_x: usize, mcu_y: usize) -> Vec<usize> {
-        let h = usize::from(self.components[i].horizontal_sampling_factor);
-        let v = usize::from(self.components[i].vertical_sampling_factor);
-        let cols = mcu_x * h;
-        let mut order = Vec::with_capacity(mcu_x * mcu_y * h * v);
-        for my in 0..mcu_y {
-            for mx in 0..mcu_x {
-                for dv in 0..v {
-                    let row = (my * v + dv) * cols + mx * h;
-                    order.extend(row..row + h);
-                }
-            }
-        }
-        order
-    }
-
-    /// [zarr-jpeg patch] All components in one interleaved scan, from buffered blocks, so
-    /// Huffman tables can be optimised and factors of 4 used (libjpeg's behaviour).
+    /// [zarr-jpeg patch] All components in one interleaved scan, so Huffman tables can be
+    /// optimised and factors of 4 used (libjpeg's behaviour). The image is read one MCU
+    /// row at a time (as `encode_image_interleaved` does), its blocks are made in coding
+    /// order and kept only as the symbols the scan codes (`TokenRow`), counted as they are
+    /// made; then the tables are built and the symbols coded.
     fn encode_image_interleaved_buffered<I: ImageBuffer, OP: Operations>(
         &mut self,
         image: I,
         q_tables: &[QuantizationTable; 2],
     ) -> Result<(), EncodingError> {
-        let blocks = self.encode_blocks_padded::<_, OP>(&image, q_tables, true);
         let (max_h, max_v) = self.get_max_sampling_size();
-        let mcu_x = usize::from(image.width()).div_ceil(8 * max_h);
-        let mcu_y = usize::from(image.height()).div_ceil(8 * max_v);
+        let width = usize::from(image.width());
+        let height = usize::from(image.height());
+        let mcu_x = width.div_ceil(8 * max_h);
+        let mcu_y = height.div_ceil(8 * max_v);
+        let buffer_width = mcu_x * 8 * max_h;
+        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
 
-        let orders: Vec<Vec<usize>> =
-            (0..self.components.len()).map(|i| self.mcu_order(i, mcu_x, mcu_y)).collect();
+        let mut row: [Vec<_>; 4] = self.init_rows(buffer_width * 8 * max_v);
+        // At most 64 symbols and 64 values per block (see `tokenize_block`).
+        let row_tokens = mcu_x * self.blocks_per_mcu() * 64;
+        let mut syms = vec![0u8; row_tokens];
+        let mut vals = vec![0u16; row_tokens];
+        let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
+        let mut dc_freq = [[0u32; 257]; 2];
+        let mut ac_freq = [[0u32; 257]; 2];
+        let mut prev_dc = [0i16; 4];
+
+        for mcu_row in 0..mcu_y {
+            for r in &mut row {
+                r.clear();
+            }
+            for y in 0..8 * max_v {
+                let y = (mcu_row * 8 * max_v + y).min(height - 1) as u16;
+                image.fill_buffers(y, &mut row);
+                for _ in width..buffer_width {
+                    for channel in &mut row {
+                        if !channel.is_empty() {
+                            channel.push(channel[channel.len() - 1]);
+                        }
+                    }
+                }
+            }
+
+            let (mut ns, mut nv) = (0, 0);
+            for mcu in 0..mcu_x {
+                // The writer resets the DC prediction at each restart marker.
+                if restart_interval > 0 && (mcu_row * mcu_x + mcu) % restart_interval == 0 {
+                    prev_dc = [0; 4];
+                }
+                for (i, component) in self.components.iter().enumerate() {
+                    let h = usize::from(component.horizontal_sampling_factor);
+                    let v = usize::from(component.vertical_sampling_factor);
+                    let h_scale = max_h / h;
+                    let v_scale = max_v / v;
+                    let average = self.chroma_subsampling_method == ChromaSubsamplingMethod::Average
+                        && (h_scale > 1 || v_scale > 1);
+                    let table = &q_tables[usize::from(component.quantization_table)];
+                    let dc_freq = &mut dc_freq[usize::from(component.dc_huffman_table)];
+                    let ac_freq = &mut ac_freq[usize::from(component.ac_huffman_table)];
+                    for dv in 0..v {
+                        for dh in 0..h {
+                            let bx = (mcu * h + dh) * 8 * h_scale;
+                            let by = dv * 8 * v_scale;
+                            let block =
+                                OP::encode_block(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
+                            let (Some(s), Some(t)) = (window(&mut syms, ns), window(&mut vals, nv)) else {
+                                return Err(EncodingError::Write("token buffer too small".into()));
+                            };
+                            let (n_syms, n_vals) = tokenize_block::<OP>(&block, prev_dc[i], s, t, dc_freq, ac_freq);
+                            ns += n_syms;
+                            nv += n_vals;
+                            prev_dc[i] = block.data[0];
+                        }
+                    }
+                }
+            }
+            coded.push(TokenRow {
+                syms: syms[..ns].to_vec(),
+                vals: vals[..nv].to_vec(),
+            });
+        }
+        drop((row, syms, vals));
+
         if self.optimize_huffman_table {
-            self.optimize_huffman_table_interleaved::<OP>(&blocks, &orders);
+            for table in 0..self.components.len().min(2) {
+                dc_freq[table][256] = 1;
+                ac_freq[table][256] = 1;
+                self.huffman_tables[table] = (
+                    HuffmanTable::new_optimized(dc_freq[table]),
+                    HuffmanTable::new_optimized(ac_freq[table]),
+                );
+            }
         }
 
         self.write_frame_header(&image, q_tables)?;
         self.writer
             .write_scan_header(&self.components.iter().collect::<Vec<_>>(), None)?;
 
-        let restart_interval = self.restart_interval.unwrap_or(0);
         let mut restarts = 0;
         let mut restarts_to_go = restart_interval;
-        let mut prev_dc = [0i16; 4];
-        let mut orders: Vec<_> = orders.into_iter().map(|order| order.into_iter()).collect();
-
-        for _ in 0..mcu_x * mcu_y {
-            if restart_interval > 0 && restarts_to_go == 0 {
-                self.writer.finalize_bit_buffer()?;
-                self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
-                prev_dc = [0; 4];
-            }
-            for (i, component) in self.components.iter().enumerate() {
-                let per_mcu = usize::from(component.horizontal_sampling_factor)
-                    * usize::from(component.vertical_sampling_factor);
-                for _ in 0..per_mcu {
-                    let index = orders[i].next().unwrap_or(0);
-                    let block = &blocks[i][index];
-                    self.writer.write_block_mask(
-                        block,
-                        OP::nonzero_ac_mask(block),
-                        prev_dc[i],
-                        &self.huffman_tables[component.dc_huffman_table as usize].0,
-                        &self.huffman_tables[component.ac_huffman_table as usize].1,
-                    )?;
-                    prev_dc[i] = block.data[0];
+        for tokens in &coded {
+            let mut syms = tokens.syms.iter();
+            let mut vals = tokens.vals.iter();
+            for _ in 0..mcu_x {
+                if restart_interval > 0 && restarts_to_go == 0 {
+                    self.writer.finalize_bit_buffer()?;
+                    self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
                 }
-            }
-            if restart_interval > 0 {
-                if restarts_to_go == 0 {
-                    restarts_to_go = restart_interval;
-                    restarts += 1;
-                    restarts &= 7;
+                for component in &self.components {
+                    let dc_table = &self.huffman_tables[usize::from(component.dc_huffman_table)].0;
+                    let ac_table = &self.huffman_tables[usize::from(component.ac_huffman_table)].1;
+                    let per_mcu = usize::from(component.horizontal_sampling_factor)
+                        * usize::from(component.vertical_sampling_factor);
+                    for _ in 0..per_mcu {
+                        self.writer.write_block_tokens(&mut syms, &mut vals, dc_table, ac_table)?;
+                    }
                 }
-                restarts_to_go -= 1;
+                if restart_interval > 0 {
+                    if restarts_to_go == 0 {
+                        restarts_to_go = restart_interval;
+                        restarts += 1;
+                        restarts &= 7;
+                    }
+                    restarts_to_go -= 1;
+                }
             }
         }
 
@@ -1166,80 +1217,10 @@ impl<W: JfifWrite> Encoder<W> {
         Ok(())
     }
 
-    /// [zarr-jpeg patch] Like `optimize_huffman_table`, but DC differences are counted in
-    /// the interleaved coding order (they depend on it), so every coded symbol has a code.
-    fn optimize_huffman_table_interleaved<OP: Operations>(&mut self, blocks: &[Vec<AlignedBlock>; 4], orders: &[Vec<usize>]) {
-        for table in 0..self.components.len().min(2) as u8 {
-            let mut dc_freq = [0u32; 257];
-            dc_freq[256] = 1;
-            let mut ac_freq = [0u32; 257];
-            ac_freq[256] = 1;
-            for (i, component) in self.components.iter().enumerate() {
-                if component.dc_huffman_table == table {
-                    let per_mcu = usize::from(component.horizontal_sampling_factor)
-                        * usize::from(component.vertical_sampling_factor);
-                    let restart = usize::from(self.restart_interval.unwrap_or(0));
-                    let mut prev_dc = 0;
-                    for (k, &index) in orders[i].iter().enumerate() {
-                        // The writer resets the DC prediction at each restart marker.
-                        if restart > 0 && k % per_mcu == 0 && (k / per_mcu) % restart == 0 {
-                            prev_dc = 0;
-                        }
-                        let value = blocks[i][index].data[0];
-                        dc_freq[OP::num_bits(value - prev_dc) as usize] += 1;
-                        prev_dc = value;
-                    }
-                }
-                if component.ac_huffman_table == table {
-                    for block in &blocks[i] {
-                        if count_ac_symbols::<OP>(block, &mut ac_freq) {
-                            continue;
-                        }
-                        // Only up to the last non-zero coefficient: the zeros after it are
-                        // one EOB, so this counts the same symbols as a full scan.
-                        let mut last = 63;
-                        while last > 0 && block.data[last] == 0 {
-                            last -= 1;
-                        }
-                        let mut zero_run = 0;
-                        for &value in &block.data[1..=last] {
-                            if value == 0 {
-                                zero_run += 1;
-                            } else {
-                                while zero_run > 15 {
-                                    ac_freq[0xF0] += 1;
-                                    zero_run -= 16;
-                                }
-                                ac_freq[((zero_run << 4) | get_num_bits(value)) as usize] += 1;
-                                zero_run = 0;
-                            }
-                        }
-                        if last < 63 {
-                            ac_freq[0] += 1;
-                        }
-                    }
-                }
-            }
-            self.huffman_tables[table as usize] =
-                (HuffmanTable::new_optimized(dc_freq), HuffmanTable::new_optimized(ac_freq));
-        }
-    }
-
     fn encode_blocks<I: ImageBuffer, OP: Operations>(
         &mut self,
         image: &I,
         q_tables: &[QuantizationTable; 2],
-    ) -> [Vec<AlignedBlock>; 4] {
-        self.encode_blocks_padded::<_, OP>(image, q_tables, false)
-    }
-
-    /// [zarr-jpeg patch] With `mcu_padded`, every component gets whole MCUs of blocks
-    /// (`mcu_x * h` by `mcu_y * v`), the layout an interleaved scan codes.
-    fn encode_blocks_padded<I: ImageBuffer, OP: Operations>(
-        &mut self,
-        image: &I,
-        q_tables: &[QuantizationTable; 2],
-        mcu_padded: bool,
     ) -> [Vec<AlignedBlock>; 4] {
         let width = image.width();
         let height = image.height();
@@ -1283,14 +1264,8 @@ impl<W: JfifWrite> Encoder<W> {
             let h_scale = max_h_sampling / component.horizontal_sampling_factor as usize;
             let v_scale = max_v_sampling / component.vertical_sampling_factor as usize;
 
-            let (cols, rows) = if mcu_padded {
-                (
-                    usize::from(width).div_ceil(8 * max_h_sampling) * component.horizontal_sampling_factor as usize,
-                    usize::from(height).div_ceil(8 * max_v_sampling) * component.vertical_sampling_factor as usize,
-                )
-            } else {
-                (num_cols.div_ceil(h_scale), num_rows.div_ceil(v_scale))
-            };
+            let cols = num_cols.div_ceil(h_scale);
+            let rows = num_rows.div_ceil(v_scale);
 
             debug_assert!(cols > 0);
             debug_assert!(rows > 0);
@@ -1539,6 +1514,127 @@ pub(crate) fn get_block_averaged(
     }
 
     AlignedBlock::new(block)
+}
+
+/// [zarr-jpeg patch] One MCU row of an interleaved scan, as the symbols it codes. Per
+/// block, in coding order: `vals` holds the DC difference (`i16` bits), then the
+/// magnitude bits of each AC symbol (0 for ZRL); `syms` holds the AC symbols
+/// (`run << 4 | size`, 0xF0 for ZRL) and ends the block with 0x00 (EOB, coded) or 0x10
+/// (no EOB since coefficient 63 is non-zero; not a valid symbol, never coded).
+///
+/// A block with more than `RAW_BLOCK_MIN - 1` non-zero AC coefficients, whose symbols
+/// could take more than the 128 bytes of the block itself, is stored raw instead: the DC
+/// difference with bit 14 flipped, then coefficients 1..63 as they are, and nothing in
+/// `syms`. DC differences lie within ±2048 (8-bit samples, quantisers ≥ 1), so bits 14
+/// and 15 of a stored difference differ only for a raw block. So no block takes more
+/// than 128 bytes, and nothing more than the old buffer of blocks (`AlignedBlock`s) is held.
+struct TokenRow {
+    syms: Vec<u8>,
+    vals: Vec<u16>,
+}
+
+/// [zarr-jpeg patch] The 64 elements of `buffer` from `at`, if there are as many.
+#[inline(always)]
+fn window<T>(buffer: &mut [T], at: usize) -> Option<&mut [T; 64]> {
+    buffer.get_mut(at..at.checked_add(64)?)?.try_into().ok()
+}
+
+/// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (1..63) is non-zero.
+#[inline(always)]
+fn nonzero_ac_mask_scalar(block: &AlignedBlock) -> u64 {
+    let mut mask = 0;
+    for i in 1..64 {
+        mask |= u64::from(block.data[i] != 0) << i;
+    }
+    mask
+}
+
+/// [zarr-jpeg patch] Blocks with at least this many non-zero AC coefficients are stored
+/// raw (see `TokenRow`): symbols and values take 3 bytes per AC coefficient, 3 per ZRL (at
+/// most 3 of them) and 3 for the DC and the end, so fewer coefficients fit in 128 bytes.
+pub(crate) const RAW_BLOCK_MIN: u32 = 39;
+
+/// [zarr-jpeg patch] The bit flipped in a raw block's stored DC difference.
+pub(crate) const RAW_BLOCK_FLAG: u16 = 0x4000;
+
+/// [zarr-jpeg patch] AC symbol counts of one block from its non-zero mask.
+#[inline(always)]
+fn count_ac_mask(block: &AlignedBlock, mut mask: u64, ac_freq: &mut [u32; 257]) {
+    let mut last = 0;
+    while mask != 0 {
+        let i = mask.trailing_zeros();
+        let mut run = i - last - 1;
+        while run > 15 {
+            ac_freq[0xF0] += 1;
+            run -= 16;
+        }
+        let (size, _) = get_code(block.data[i as usize & 63]);
+        ac_freq[usize::from(((run as u8) << 4) | size)] += 1;
+        last = i;
+        mask &= mask - 1;
+    }
+    if last < 63 {
+        ac_freq[0] += 1;
+    }
+}
+
+/// [zarr-jpeg patch] Writes one block's tokens (see `TokenRow`) to `syms` and `vals`,
+/// counts its DC and AC symbols, and returns how many symbols and values it wrote. Each
+/// AC token covers at least one of the 63 AC positions (a ZRL 16), so there are at most
+/// 63 tokens plus the end symbol, and at most 1 + 63 values: both fit in 64.
+#[inline(always)]
+fn tokenize_block<OP: Operations>(
+    block: &AlignedBlock,
+    prev_dc: i16,
+    syms: &mut [u8; 64],
+    vals: &mut [u16; 64],
+    dc_freq: &mut [u32; 257],
+    ac_freq: &mut [u32; 257],
+) -> (usize, usize) {
+    let diff = block.data[0].wrapping_sub(prev_dc);
+    dc_freq[usize::from(OP::num_bits(diff))] += 1;
+    vals[0] = diff as u16;
+    let mut mask = OP::nonzero_ac_mask(block).unwrap_or_else(|| nonzero_ac_mask_scalar(block));
+    if mask.count_ones() >= RAW_BLOCK_MIN {
+        debug_assert!((-0x4000..0x4000).contains(&diff));
+        vals[0] ^= RAW_BLOCK_FLAG;
+        for i in 1..64 {
+            vals[i] = block.data[i] as u16;
+        }
+        // Every AC coefficient is counted as the token path would count it.
+        count_ac_mask(block, mask, ac_freq);
+        return (0, 64);
+    }
+    let (mut ns, mut nv) = (0, 1);
+    let mut last = 0;
+    while mask != 0 {
+        let i = mask.trailing_zeros();
+        let mut run = i - last - 1;
+        while run > 15 {
+            syms[ns & 63] = 0xF0;
+            vals[nv & 63] = 0;
+            ns += 1;
+            nv += 1;
+            ac_freq[0xF0] += 1;
+            run -= 16;
+        }
+        let (size, bits) = get_code(block.data[i as usize & 63]);
+        let symbol = ((run as u8) << 4) | size;
+        syms[ns & 63] = symbol;
+        vals[nv & 63] = bits;
+        ns += 1;
+        nv += 1;
+        ac_freq[usize::from(symbol)] += 1;
+        last = i;
+        mask &= mask - 1;
+    }
+    syms[ns & 63] = if last < 63 {
+        ac_freq[0] += 1;
+        0x00
+    } else {
+        0x10
+    };
+    (ns + 1, nv)
 }
 
 /// [zarr-jpeg patch] AC symbol counts of one block from the operation's non-zero mask

@@ -1,5 +1,5 @@
 use crate::EncodingError;
-use crate::encoder::{AlignedBlock, Component};
+use crate::encoder::{AlignedBlock, Component, RAW_BLOCK_FLAG};
 use crate::huffman::{CodingClass, HuffmanTable};
 use crate::marker::{Marker, SOFType};
 use crate::quantization::QuantizationTable;
@@ -388,6 +388,75 @@ impl<W: JfifWrite> JfifWriter<W> {
         if last < 63 {
             let &(code_size, code) = ac_table.get_for_value(0x00);
             put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+        }
+        self.bit_buffer = buffer;
+        self.free_bits = free;
+        Ok(())
+    }
+
+    /// [zarr-jpeg patch] Codes one block from the token streams of `encoder::TokenRow`,
+    /// with the bit buffer in locals: the same bits `write_block` writes for the block.
+    #[inline(always)]
+    pub(crate) fn write_block_tokens(
+        &mut self,
+        syms: &mut core::slice::Iter<u8>,
+        vals: &mut core::slice::Iter<u16>,
+        dc_table: &HuffmanTable,
+        ac_table: &HuffmanTable,
+    ) -> Result<(), EncodingError> {
+        let mut buffer = self.bit_buffer;
+        let mut free = self.free_bits;
+        let w = &mut self.w;
+
+        let stored = vals.next().copied().unwrap_or(0);
+        // A raw block (see `encoder::TokenRow`): bits 14 and 15 differ.
+        let raw = ((stored >> 14) ^ (stored >> 15)) & 1 != 0;
+        let diff = if raw { stored ^ RAW_BLOCK_FLAG } else { stored } as i16;
+        let (size, value) = get_code(diff);
+        let &(code_size, code) = dc_table.get_for_value(size);
+        put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+
+        if raw {
+            let mut zero_run = 0;
+            for _ in 1..64 {
+                let coefficient = vals.next().copied().unwrap_or(0) as i16;
+                if coefficient == 0 {
+                    zero_run += 1;
+                    continue;
+                }
+                while zero_run > 15 {
+                    let &(code_size, code) = ac_table.get_for_value(0xF0);
+                    put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+                    zero_run -= 16;
+                }
+                let (size, value) = get_code(coefficient);
+                let &(code_size, code) = ac_table.get_for_value((zero_run << 4) | size);
+                put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+                zero_run = 0;
+            }
+            if zero_run > 0 {
+                let &(code_size, code) = ac_table.get_for_value(0x00);
+                put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+            }
+            self.bit_buffer = buffer;
+            self.free_bits = free;
+            return Ok(());
+        }
+
+        loop {
+            // 0x00 (EOB) and 0x10 (end without EOB) end the block.
+            let symbol = syms.next().copied().unwrap_or(0x10);
+            if symbol & 0xEF == 0 {
+                if symbol == 0 {
+                    let &(code_size, code) = ac_table.get_for_value(0x00);
+                    put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+                }
+                break;
+            }
+            let value = vals.next().copied().unwrap_or(0);
+            let size = symbol & 15;
+            let &(code_size, code) = ac_table.get_for_value(symbol);
+            put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
         }
         self.bit_buffer = buffer;
         self.free_bits = free;
