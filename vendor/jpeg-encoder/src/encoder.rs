@@ -1103,13 +1103,12 @@ impl<W: JfifWrite> Encoder<W> {
         let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
 
         let mut row: [Vec<_>; 4] = self.init_rows(buffer_width * 8 * max_v);
-        // At most 64 symbols and 64 values per block (see `tokenize_block`).
-        let row_tokens = mcu_x * self.blocks_per_mcu() * 64;
-        let mut syms = vec![0u8; row_tokens];
-        let mut vals = vec![0u16; row_tokens];
+        // Room for the most a block can write (see `tokenize_block`), for one MCU row.
+        let row_blocks = mcu_x * self.blocks_per_mcu();
+        let mut tokens = vec![0u8; row_blocks * 3 * 64 + 1];
+        let mut raw = vec![0i16; row_blocks * 63];
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
-        let mut dc_freq = [[0u32; 257]; 2];
-        let mut ac_freq = [[0u32; 257]; 2];
+        let mut freq = [0u32; 1024];
         let mut prev_dc = [0i16; 4];
 
         for mcu_row in 0..mcu_y {
@@ -1128,7 +1127,8 @@ impl<W: JfifWrite> Encoder<W> {
                 }
             }
 
-            let (mut ns, mut nv) = (0, 0);
+            let (mut nt, mut nr) = (0, 0);
+            let mut mcu_ends = Vec::new();
             for mcu in 0..mcu_x {
                 // The writer resets the DC prediction at each restart marker.
                 if restart_interval > 0 && (mcu_row * mcu_x + mcu) % restart_interval == 0 {
@@ -1142,40 +1142,46 @@ impl<W: JfifWrite> Encoder<W> {
                     let average = self.chroma_subsampling_method == ChromaSubsamplingMethod::Average
                         && (h_scale > 1 || v_scale > 1);
                     let table = &q_tables[usize::from(component.quantization_table)];
-                    let dc_freq = &mut dc_freq[usize::from(component.dc_huffman_table)];
-                    let ac_freq = &mut ac_freq[usize::from(component.ac_huffman_table)];
+                    let tables = TokenTables::of(component);
                     for dv in 0..v {
                         for dh in 0..h {
                             let bx = (mcu * h + dh) * 8 * h_scale;
                             let by = dv * 8 * v_scale;
                             let block =
                                 OP::encode_block(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
-                            let (Some(s), Some(t)) = (window(&mut syms, ns), window(&mut vals, nv)) else {
+                            let (Some(t), Some(r)) = (window(&mut tokens, 3 * nt), window(&mut raw, nr)) else {
                                 return Err(EncodingError::Write("token buffer too small".into()));
                             };
-                            let (n_syms, n_vals) = tokenize_block::<OP>(&block, prev_dc[i], s, t, dc_freq, ac_freq);
-                            ns += n_syms;
-                            nv += n_vals;
+                            let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, &mut freq);
+                            nt += n_tokens;
+                            nr += n_raw;
                             prev_dc[i] = block.data[0];
                         }
                     }
                 }
+                if restart_interval > 0 {
+                    mcu_ends.push(nt);
+                }
             }
+            // One byte more: the coder reads each token as 4 bytes.
             coded.push(TokenRow {
-                syms: syms[..ns].to_vec(),
-                vals: vals[..nv].to_vec(),
+                tokens: tokens[..3 * nt + 1].to_vec(),
+                raw: raw[..nr].to_vec(),
+                mcu_ends,
             });
         }
-        drop((row, syms, vals));
+        drop((row, tokens, raw));
 
         if self.optimize_huffman_table {
             for table in 0..self.components.len().min(2) {
-                dc_freq[table][256] = 1;
-                ac_freq[table][256] = 1;
-                self.huffman_tables[table] = (
-                    HuffmanTable::new_optimized(dc_freq[table]),
-                    HuffmanTable::new_optimized(ac_freq[table]),
-                );
+                let mut dc_freq = [0u32; 257];
+                let mut ac_freq = [0u32; 257];
+                dc_freq[..256].copy_from_slice(&freq[table * 512..][..256]);
+                ac_freq[..256].copy_from_slice(&freq[table * 512 + 256..][..256]);
+                dc_freq[256] = 1;
+                ac_freq[256] = 1;
+                self.huffman_tables[table] =
+                    (HuffmanTable::new_optimized(dc_freq), HuffmanTable::new_optimized(ac_freq));
             }
         }
 
@@ -1183,32 +1189,31 @@ impl<W: JfifWrite> Encoder<W> {
         self.writer
             .write_scan_header(&self.components.iter().collect::<Vec<_>>(), None)?;
 
-        let mut restarts = 0;
-        let mut restarts_to_go = restart_interval;
-        for tokens in &coded {
-            let mut syms = tokens.syms.iter();
-            let mut vals = tokens.vals.iter();
-            for _ in 0..mcu_x {
-                if restart_interval > 0 && restarts_to_go == 0 {
-                    self.writer.finalize_bit_buffer()?;
-                    self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
-                }
-                for component in &self.components {
-                    let dc_table = &self.huffman_tables[usize::from(component.dc_huffman_table)].0;
-                    let ac_table = &self.huffman_tables[usize::from(component.ac_huffman_table)].1;
-                    let per_mcu = usize::from(component.horizontal_sampling_factor)
-                        * usize::from(component.vertical_sampling_factor);
-                    for _ in 0..per_mcu {
-                        self.writer.write_block_tokens(&mut syms, &mut vals, dc_table, ac_table)?;
-                    }
-                }
-                if restart_interval > 0 {
+        let codes = token_codes(&self.huffman_tables);
+        if restart_interval == 0 {
+            for row in &coded {
+                self.writer.write_tokens(&row.tokens, &mut row.raw.chunks_exact(63), &codes)?;
+            }
+        } else {
+            let mut restarts = 0;
+            let mut restarts_to_go = restart_interval;
+            for row in &coded {
+                let mut raw = row.raw.chunks_exact(63);
+                let mut start = 0;
+                for &end in &row.mcu_ends {
                     if restarts_to_go == 0 {
+                        self.writer.finalize_bit_buffer()?;
+                        self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
                         restarts_to_go = restart_interval;
                         restarts += 1;
                         restarts &= 7;
                     }
                     restarts_to_go -= 1;
+                    let Some(tokens) = row.tokens.get(3 * start..3 * end + 1) else {
+                        break;
+                    };
+                    self.writer.write_tokens(tokens, &mut raw, &codes)?;
+                    start = end;
                 }
             }
         }
@@ -1516,27 +1521,81 @@ pub(crate) fn get_block_averaged(
     AlignedBlock::new(block)
 }
 
-/// [zarr-jpeg patch] One MCU row of an interleaved scan, as the symbols it codes. Per
-/// block, in coding order: `vals` holds the DC difference (`i16` bits), then the
-/// magnitude bits of each AC symbol (0 for ZRL); `syms` holds the AC symbols
-/// (`run << 4 | size`, 0xF0 for ZRL) and ends the block with 0x00 (EOB, coded) or 0x10
-/// (no EOB since coefficient 63 is non-zero; not a valid symbol, never coded).
+/// [zarr-jpeg patch] One MCU row of an interleaved scan, as the symbols it codes, in
+/// coding order. A token is one coded symbol in 3 bytes (24 bits, little-endian): bits
+/// 0..7 the symbol, bits 8..9 its code table slot (0..3 = DC table 0, AC table 0, DC
+/// table 1, AC table 1), bit 10 the raw-block flag (DC tokens only), bits 11..23 its
+/// magnitude bits (DC difference or AC coefficient; 0 for ZRL and EOB). A block is its DC
+/// token, an AC token (`run << 4 | size`) per non-zero AC coefficient, ZRLs, and EOB
+/// unless coefficient 63 is non-zero. Magnitudes take at most 12 bits: 8-bit samples give
+/// coefficients within ±1024 and DC differences within ±2048 (quantisers are ≥ 1).
 ///
-/// A block with more than `RAW_BLOCK_MIN - 1` non-zero AC coefficients, whose symbols
-/// could take more than the 128 bytes of the block itself, is stored raw instead: the DC
-/// difference with bit 14 flipped, then coefficients 1..63 as they are, and nothing in
-/// `syms`. DC differences lie within ±2048 (8-bit samples, quantisers ≥ 1), so bits 14
-/// and 15 of a stored difference differ only for a raw block. So no block takes more
-/// than 128 bytes, and nothing more than the old buffer of blocks (`AlignedBlock`s) is held.
+/// A block with more than `MAX_BLOCK_TOKENS` tokens is stored raw: its DC token, with
+/// the flag, and its 63 AC coefficients in `raw` (coded as `write_block` codes them). So a
+/// block takes at most 129 bytes here; the old buffer held 128 per block, and the whole
+/// image as samples besides.
 struct TokenRow {
-    syms: Vec<u8>,
-    vals: Vec<u16>,
+    /// 3 bytes per token, and one more byte (the coder reads 4 bytes per token).
+    tokens: Vec<u8>,
+    raw: Vec<i16>,
+    /// With restart intervals, where each MCU's tokens end (in tokens).
+    mcu_ends: Vec<usize>,
 }
 
-/// [zarr-jpeg patch] The 64 elements of `buffer` from `at`, if there are as many.
+/// [zarr-jpeg patch] Blocks with more tokens are stored raw (see `TokenRow`).
+const MAX_BLOCK_TOKENS: usize = 43;
+
+/// [zarr-jpeg patch] Fields of a token (see `TokenRow`).
+pub(crate) const TOKEN_ENTRY: u32 = 0x3FF;
+pub(crate) const TOKEN_RAW: u32 = 1 << 10;
+pub(crate) const TOKEN_MAGNITUDE_SHIFT: u32 = 11;
+const TOKEN_MAGNITUDE: u16 = 0x1FFF;
+
+/// [zarr-jpeg patch] A component's token slots (see `TokenRow`), shifted into place.
+#[derive(Clone, Copy)]
+struct TokenTables {
+    dc: u32,
+    ac: u32,
+    /// Raw blocks are coded with the AC table after the DC one.
+    raw_ok: bool,
+}
+
+impl TokenTables {
+    fn of(component: &Component) -> Self {
+        let dc = u32::from(component.dc_huffman_table & 1);
+        let ac = u32::from(component.ac_huffman_table & 1);
+        TokenTables {
+            dc: (2 * dc) << 8,
+            ac: (2 * ac + 1) << 8,
+            raw_ok: dc == ac,
+        }
+    }
+}
+
+/// [zarr-jpeg patch] For each table slot and symbol (`slot << 8 | symbol`, see
+/// `TokenRow`): bits 0..31 its code shifted left by the symbol's magnitude size, bits
+/// 32..39 code length plus size, bits 40..47 the code length alone (0: the symbol has no
+/// code); so a token codes as `code | magnitude` in `length + size` bits, as
+/// `JfifWriter::write_block` writes it.
+fn token_codes(tables: &[(HuffmanTable, HuffmanTable); 2]) -> [u64; 1024] {
+    let mut codes = [0u64; 1024];
+    for (slot, codes) in codes.chunks_exact_mut(256).enumerate() {
+        let (dc, ac) = &tables[slot >> 1];
+        let table = if slot & 1 == 0 { dc } else { ac };
+        for (symbol, entry) in codes.iter_mut().enumerate() {
+            let size = if slot & 1 == 0 { symbol.min(16) } else { symbol & 15 } as u8;
+            let &(length, code) = table.lookup(symbol as u8);
+            let shifted = u64::from(u32::from(code) << size);
+            *entry = shifted | u64::from(length.wrapping_add(size)) << 32 | u64::from(length) << 40;
+        }
+    }
+    codes
+}
+
+/// [zarr-jpeg patch] The `N` elements of `buffer` from `at`, if there are as many.
 #[inline(always)]
-fn window<T>(buffer: &mut [T], at: usize) -> Option<&mut [T; 64]> {
-    buffer.get_mut(at..at.checked_add(64)?)?.try_into().ok()
+fn window<T, const N: usize>(buffer: &mut [T], at: usize) -> Option<&mut [T; N]> {
+    buffer.get_mut(at..at.checked_add(N)?)?.try_into().ok()
 }
 
 /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (1..63) is non-zero.
@@ -1549,92 +1608,66 @@ fn nonzero_ac_mask_scalar(block: &AlignedBlock) -> u64 {
     mask
 }
 
-/// [zarr-jpeg patch] Blocks with at least this many non-zero AC coefficients are stored
-/// raw (see `TokenRow`): symbols and values take 3 bytes per AC coefficient, 3 per ZRL (at
-/// most 3 of them) and 3 for the DC and the end, so fewer coefficients fit in 128 bytes.
-pub(crate) const RAW_BLOCK_MIN: u32 = 39;
-
-/// [zarr-jpeg patch] The bit flipped in a raw block's stored DC difference.
-pub(crate) const RAW_BLOCK_FLAG: u16 = 0x4000;
-
-/// [zarr-jpeg patch] AC symbol counts of one block from its non-zero mask.
-#[inline(always)]
-fn count_ac_mask(block: &AlignedBlock, mut mask: u64, ac_freq: &mut [u32; 257]) {
-    let mut last = 0;
-    while mask != 0 {
-        let i = mask.trailing_zeros();
-        let mut run = i - last - 1;
-        while run > 15 {
-            ac_freq[0xF0] += 1;
-            run -= 16;
-        }
-        let (size, _) = get_code(block.data[i as usize & 63]);
-        ac_freq[usize::from(((run as u8) << 4) | size)] += 1;
-        last = i;
-        mask &= mask - 1;
-    }
-    if last < 63 {
-        ac_freq[0] += 1;
-    }
-}
-
-/// [zarr-jpeg patch] Writes one block's tokens (see `TokenRow`) to `syms` and `vals`,
-/// counts its DC and AC symbols, and returns how many symbols and values it wrote. Each
-/// AC token covers at least one of the 63 AC positions (a ZRL 16), so there are at most
-/// 63 tokens plus the end symbol, and at most 1 + 63 values: both fit in 64.
+/// [zarr-jpeg patch] Writes one block's tokens (see `TokenRow`) to `tokens` (and, for a
+/// raw block, its AC coefficients to `raw`), counts its symbols in `freq` (indexed by
+/// the token's bits 0..9), and returns how many tokens and raw coefficients it wrote.
+/// Each AC token covers at least one of the 63 AC positions (a ZRL 16) and EOB follows
+/// only an unused one, so a block has at most 64 tokens; each is stored as 4 bytes at
+/// 3-byte steps, the next one overwriting the fourth.
 #[inline(always)]
 fn tokenize_block<OP: Operations>(
     block: &AlignedBlock,
     prev_dc: i16,
-    syms: &mut [u8; 64],
-    vals: &mut [u16; 64],
-    dc_freq: &mut [u32; 257],
-    ac_freq: &mut [u32; 257],
+    tables: TokenTables,
+    tokens: &mut [u8; 3 * 64 + 1],
+    raw: &mut [i16; 63],
+    freq: &mut [u32; 1024],
 ) -> (usize, usize) {
-    let diff = block.data[0].wrapping_sub(prev_dc);
-    dc_freq[usize::from(OP::num_bits(diff))] += 1;
-    vals[0] = diff as u16;
-    let mut mask = OP::nonzero_ac_mask(block).unwrap_or_else(|| nonzero_ac_mask_scalar(block));
-    if mask.count_ones() >= RAW_BLOCK_MIN {
-        debug_assert!((-0x4000..0x4000).contains(&diff));
-        vals[0] ^= RAW_BLOCK_FLAG;
-        for i in 1..64 {
-            vals[i] = block.data[i] as u16;
-        }
-        // Every AC coefficient is counted as the token path would count it.
-        count_ac_mask(block, mask, ac_freq);
-        return (0, 64);
+    #[inline(always)]
+    fn put(tokens: &mut [u8; 3 * 64 + 1], n: usize, token: u32) {
+        let at = 3 * (n & 63);
+        tokens[at..at + 4].copy_from_slice(&token.to_le_bytes());
     }
-    let (mut ns, mut nv) = (0, 1);
+    let magnitude = |bits: u16| u32::from(bits & TOKEN_MAGNITUDE) << TOKEN_MAGNITUDE_SHIFT;
+
+    let (size, bits) = get_code(block.data[0].wrapping_sub(prev_dc));
+    debug_assert!(size <= 13);
+    let dc = tables.dc | u32::from(size);
+    freq[dc as usize & 1023] += 1;
+    put(tokens, 0, dc | magnitude(bits));
+    let mut mask = OP::nonzero_ac_mask(block).unwrap_or_else(|| nonzero_ac_mask_scalar(block));
+    let mut n = 1;
     let mut last = 0;
     while mask != 0 {
         let i = mask.trailing_zeros();
         let mut run = i - last - 1;
         while run > 15 {
-            syms[ns & 63] = 0xF0;
-            vals[nv & 63] = 0;
-            ns += 1;
-            nv += 1;
-            ac_freq[0xF0] += 1;
+            put(tokens, n, tables.ac | 0xF0);
+            freq[(tables.ac | 0xF0) as usize & 1023] += 1;
+            n += 1;
             run -= 16;
         }
         let (size, bits) = get_code(block.data[i as usize & 63]);
-        let symbol = ((run as u8) << 4) | size;
-        syms[ns & 63] = symbol;
-        vals[nv & 63] = bits;
-        ns += 1;
-        nv += 1;
-        ac_freq[usize::from(symbol)] += 1;
+        debug_assert!(size <= 13);
+        let ac = tables.ac | run << 4 | u32::from(size);
+        put(tokens, n, ac | magnitude(bits));
+        freq[ac as usize & 1023] += 1;
+        n += 1;
         last = i;
         mask &= mask - 1;
     }
-    syms[ns & 63] = if last < 63 {
-        ac_freq[0] += 1;
-        0x00
-    } else {
-        0x10
-    };
-    (ns + 1, nv)
+    if last < 63 {
+        put(tokens, n, tables.ac);
+        freq[tables.ac as usize & 1023] += 1;
+        n += 1;
+    }
+    if n > MAX_BLOCK_TOKENS && tables.raw_ok {
+        // The symbols are counted; the tokens past the DC one are dropped.
+        tokens[1] |= (TOKEN_RAW >> 8) as u8;
+        raw.copy_from_slice(&block.data[1..]);
+        return (1, 63);
+    }
+    (n, 0)
 }
 
 /// [zarr-jpeg patch] AC symbol counts of one block from the operation's non-zero mask
@@ -1737,12 +1770,6 @@ pub(crate) trait Operations {
         Self::quantize_block(&block, &mut q_block, table);
 
         q_block
-    }
-
-    /// [zarr-jpeg patch] `get_num_bits`, replaceable by a branch-free version.
-    #[inline(always)]
-    fn num_bits(value: i16) -> u8 {
-        get_num_bits(value)
     }
 
     /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (zig-zag order, 1..63) is

@@ -220,6 +220,12 @@ impl HuffmanTable {
         }
     }
 
+    /// [zarr-jpeg patch] `get_for_value` without its check that the symbol has a code
+    /// (for building tables of every symbol, coded or not).
+    pub(crate) fn lookup(&self, value: u8) -> &(u8, u16) {
+        &self.lookup_table[value as usize]
+    }
+
     #[inline]
     pub fn get_for_value(&self, value: u8) -> &(u8, u16) {
         let res = &self.lookup_table[value as usize];
