@@ -637,12 +637,15 @@ impl<W: JfifWrite> Encoder<W> {
 
         if let Some(scans) = self.progressive_scans {
             self.encode_image_progressive::<_, OP>(image, scans, &q_tables)?;
-        } else if self.components.len() > 1
+        } else if (self.components.len() > 1
             && (self.optimize_huffman_table || !self.sampling_factor.supports_interleaved())
+            || self.components.len() == 1 && self.optimize_huffman_table)
             && self.blocks_per_mcu() <= 10
         {
             // [zarr-jpeg patch] one interleaved scan, as libjpeg writes, instead of one scan
-            // per component (which some decoders, e.g. zune-jpeg 0.5.15, misread).
+            // per component (which some decoders, e.g. zune-jpeg 0.5.15, misread). A single
+            // component's scan is the same either way (its MCU is one block); this path
+            // keeps the image as symbols rather than blocks (PATCHES.md, section 3).
             self.encode_image_interleaved_buffered::<_, OP>(image, &q_tables)?;
         } else if self.optimize_huffman_table || !self.sampling_factor.supports_interleaved() {
             self.encode_image_sequential::<_, OP>(image, &q_tables)?;
