@@ -1103,16 +1103,17 @@ impl<W: JfifWrite> Encoder<W> {
         let mcu_x = width.div_ceil(8 * max_h);
         let mcu_y = height.div_ceil(8 * max_v);
         let buffer_width = mcu_x * 8 * max_h;
-        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
 
         let mut row: [Vec<_>; 4] = self.init_rows(buffer_width * 8 * max_v);
         // Room for the most a block can write (see `tokenize_block`), for one MCU row.
         let row_blocks = mcu_x * self.blocks_per_mcu();
-        let mut tokens = vec![0u8; row_blocks * 3 * 64 + 1];
-        let mut raw = vec![0i16; row_blocks * 63];
+        let mut scratch = TokenScratch {
+            tokens: vec![0u8; row_blocks * 3 * 64 + 1],
+            raw: vec![0i16; row_blocks * 63],
+            freq: [0u32; 1024],
+            prev_dc: [0i16; 4],
+        };
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
-        let mut freq = [0u32; 1024];
-        let mut prev_dc = [0i16; 4];
 
         for mcu_row in 0..mcu_y {
             for r in &mut row {
@@ -1130,57 +1131,16 @@ impl<W: JfifWrite> Encoder<W> {
                 }
             }
 
-            let (mut nt, mut nr) = (0, 0);
-            let mut mcu_ends = Vec::new();
-            for mcu in 0..mcu_x {
-                // The writer resets the DC prediction at each restart marker.
-                if restart_interval > 0 && (mcu_row * mcu_x + mcu) % restart_interval == 0 {
-                    prev_dc = [0; 4];
-                }
-                for (i, component) in self.components.iter().enumerate() {
-                    let h = usize::from(component.horizontal_sampling_factor);
-                    let v = usize::from(component.vertical_sampling_factor);
-                    let h_scale = max_h / h;
-                    let v_scale = max_v / v;
-                    let average = self.chroma_subsampling_method == ChromaSubsamplingMethod::Average
-                        && (h_scale > 1 || v_scale > 1);
-                    let table = &q_tables[usize::from(component.quantization_table)];
-                    let tables = TokenTables::of(component);
-                    for dv in 0..v {
-                        for dh in 0..h {
-                            let bx = (mcu * h + dh) * 8 * h_scale;
-                            let by = dv * 8 * v_scale;
-                            let block =
-                                OP::encode_block(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
-                            let (Some(t), Some(r)) = (window(&mut tokens, 3 * nt), window(&mut raw, nr)) else {
-                                return Err(EncodingError::Write("token buffer too small".into()));
-                            };
-                            let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, &mut freq);
-                            nt += n_tokens;
-                            nr += n_raw;
-                            prev_dc[i] = block.data[0];
-                        }
-                    }
-                }
-                if restart_interval > 0 {
-                    mcu_ends.push(nt);
-                }
-            }
-            // One byte more: the coder reads each token as 4 bytes.
-            coded.push(TokenRow {
-                tokens: tokens[..3 * nt + 1].to_vec(),
-                raw: raw[..nr].to_vec(),
-                mcu_ends,
-            });
+            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch)?);
         }
-        drop((row, tokens, raw));
+        drop((row, scratch.tokens, scratch.raw));
 
         if self.optimize_huffman_table {
             for table in 0..self.components.len().min(2) {
                 let mut dc_freq = [0u32; 257];
                 let mut ac_freq = [0u32; 257];
-                dc_freq[..256].copy_from_slice(&freq[table * 512..][..256]);
-                ac_freq[..256].copy_from_slice(&freq[table * 512 + 256..][..256]);
+                dc_freq[..256].copy_from_slice(&scratch.freq[table * 512..][..256]);
+                ac_freq[..256].copy_from_slice(&scratch.freq[table * 512 + 256..][..256]);
                 dc_freq[256] = 1;
                 ac_freq[256] = 1;
                 self.huffman_tables[table] =
@@ -1192,15 +1152,80 @@ impl<W: JfifWrite> Encoder<W> {
         self.writer
             .write_scan_header(&self.components.iter().collect::<Vec<_>>(), None)?;
 
+        self.write_token_scan(&coded)
+    }
+
+    /// [zarr-jpeg patch] Tokens of one MCU row (see `TokenRow`): its blocks in coding
+    /// order from the sample rows `row`, each turned into tokens at once, its symbols
+    /// counted in `scratch.freq`. Generic over the kernels only, not the image type.
+    fn tokenize_mcu_row<OP: Operations>(
+        &self,
+        row: &[Vec<u8>; 4],
+        mcu_row: usize,
+        mcu_x: usize,
+        buffer_width: usize,
+        q_tables: &[QuantizationTable; 2],
+        scratch: &mut TokenScratch,
+    ) -> Result<TokenRow, EncodingError> {
+        let (max_h, max_v) = self.get_max_sampling_size();
+        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
+        let TokenScratch { tokens, raw, freq, prev_dc } = scratch;
+        let (mut nt, mut nr) = (0, 0);
+        let mut mcu_ends = Vec::new();
+        for mcu in 0..mcu_x {
+            // The writer resets the DC prediction at each restart marker.
+            if restart_interval > 0 && (mcu_row * mcu_x + mcu) % restart_interval == 0 {
+                *prev_dc = [0; 4];
+            }
+            for (i, component) in self.components.iter().enumerate() {
+                let h = usize::from(component.horizontal_sampling_factor);
+                let v = usize::from(component.vertical_sampling_factor);
+                let h_scale = max_h / h;
+                let v_scale = max_v / v;
+                let average = self.chroma_subsampling_method == ChromaSubsamplingMethod::Average
+                    && (h_scale > 1 || v_scale > 1);
+                let table = &q_tables[usize::from(component.quantization_table)];
+                let tables = TokenTables::of(component);
+                for dv in 0..v {
+                    for dh in 0..h {
+                        let bx = (mcu * h + dh) * 8 * h_scale;
+                        let by = dv * 8 * v_scale;
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
+                        let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
+                            return Err(EncodingError::Write("token buffer too small".into()));
+                        };
+                        let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, freq);
+                        nt += n_tokens;
+                        nr += n_raw;
+                        prev_dc[i] = block.data[0];
+                    }
+                }
+            }
+            if restart_interval > 0 {
+                mcu_ends.push(nt);
+            }
+        }
+        // One byte more: the coder reads each token as 4 bytes.
+        Ok(TokenRow {
+            tokens: tokens[..3 * nt + 1].to_vec(),
+            raw: raw[..nr].to_vec(),
+            mcu_ends,
+        })
+    }
+
+    /// [zarr-jpeg patch] The entropy-coded data of the scan from its tokens, with the
+    /// current Huffman tables and restart markers.
+    fn write_token_scan(&mut self, coded: &[TokenRow]) -> Result<(), EncodingError> {
+        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
         let codes = token_codes(&self.huffman_tables);
         if restart_interval == 0 {
-            for row in &coded {
+            for row in coded {
                 self.writer.write_tokens(&row.tokens, &mut row.raw.chunks_exact(63), &codes)?;
             }
         } else {
             let mut restarts = 0;
             let mut restarts_to_go = restart_interval;
-            for row in &coded {
+            for row in coded {
                 let mut raw = row.raw.chunks_exact(63);
                 let mut start = 0;
                 for &end in &row.mcu_ends {
@@ -1285,7 +1310,7 @@ impl<W: JfifWrite> Encoder<W> {
                 for block_x in 0..cols {
                     let bx = block_x * 8 * h_scale;
                     let by = block_y * 8 * v_scale;
-                    blocks[i].push(OP::encode_block(
+                    blocks[i].push(encode_block::<OP>(
                         &row[i],
                         bx,
                         by,
@@ -1543,6 +1568,34 @@ struct TokenRow {
     raw: Vec<i16>,
     /// With restart intervals, where each MCU's tokens end (in tokens).
     mcu_ends: Vec<usize>,
+}
+
+/// [zarr-jpeg patch] `OP::encode_block`, compiled once for all its callers (the SIMD
+/// kernel is large; a call per block costs little beside it).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn encode_block<OP: Operations>(
+    data: &[u8],
+    start_x: usize,
+    start_y: usize,
+    col_stride: usize,
+    row_stride: usize,
+    width: usize,
+    average: bool,
+    table: &QuantizationTable,
+) -> AlignedBlock {
+    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table)
+}
+
+/// [zarr-jpeg patch] Scratch space of `tokenize_mcu_row`, and what carries over from
+/// one MCU row to the next.
+struct TokenScratch {
+    /// Room for one MCU row's tokens, 64 per block at most, and the byte after them.
+    tokens: Vec<u8>,
+    raw: Vec<i16>,
+    /// Symbol counts, indexed `slot << 8 | symbol` (see `TokenRow`).
+    freq: [u32; 1024],
+    prev_dc: [i16; 4],
 }
 
 /// [zarr-jpeg patch] Blocks with more tokens are stored raw (see `TokenRow`).
