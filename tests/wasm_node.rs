@@ -4,6 +4,7 @@
 // Shared with the native suites: test configurations from JSON, the baseline schemes.
 #[allow(dead_code)]
 mod common;
+mod encode_golden;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;
 mod wasm_cases;

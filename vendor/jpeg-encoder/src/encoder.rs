@@ -3,7 +3,7 @@ use crate::huffman::{CodingClass, HuffmanTable};
 use crate::image_buffer::*;
 use crate::marker::Marker;
 use crate::quantization::{QuantizationTable, QuantizationTableType};
-use crate::writer::{JfifWrite, JfifWriter, ZIGZAG};
+use crate::writer::{JfifWrite, JfifWriter, ZIGZAG, get_code};
 use crate::{EncodingError, PixelDensity};
 
 use alloc::vec;
@@ -637,12 +637,15 @@ impl<W: JfifWrite> Encoder<W> {
 
         if let Some(scans) = self.progressive_scans {
             self.encode_image_progressive::<_, OP>(image, scans, &q_tables)?;
-        } else if self.components.len() > 1
+        } else if (self.components.len() > 1
             && (self.optimize_huffman_table || !self.sampling_factor.supports_interleaved())
+            || self.components.len() == 1 && self.optimize_huffman_table)
             && self.blocks_per_mcu() <= 10
         {
             // [zarr-jpeg patch] one interleaved scan, as libjpeg writes, instead of one scan
-            // per component (which some decoders, e.g. zune-jpeg 0.5.15, misread).
+            // per component (which some decoders, e.g. zune-jpeg 0.5.15, misread). A single
+            // component's scan is the same either way (its MCU is one block); this path
+            // keeps the image as symbols rather than blocks (PATCHES.md, section 3).
             self.encode_image_interleaved_buffered::<_, OP>(image, &q_tables)?;
         } else if self.optimize_huffman_table || !self.sampling_factor.supports_interleaved() {
             self.encode_image_sequential::<_, OP>(image, &q_tables)?;
@@ -1084,81 +1087,162 @@ impl<W: JfifWrite> Encoder<W> {
             .sum()
     }
 
-    /// [zarr-jpeg patch] The block indices of component `i` in the order an interleaved
-    /// scan codes them: MCU by MCU, and within an MCU `v` rows of `h` blocks.
-    fn mcu_order(&self, i: usize, mcu_x: usize, mcu_y: usize) -> Vec<usize> {
-        let h = usize::from(self.components[i].horizontal_sampling_factor);
-        let v = usize::from(self.components[i].vertical_sampling_factor);
-        let cols = mcu_x * h;
-        let mut order = Vec::with_capacity(mcu_x * mcu_y * h * v);
-        for my in 0..mcu_y {
-            for mx in 0..mcu_x {
-                for dv in 0..v {
-                    let row = (my * v + dv) * cols + mx * h;
-                    order.extend(row..row + h);
-                }
-            }
-        }
-        order
-    }
-
-    /// [zarr-jpeg patch] All components in one interleaved scan, from buffered blocks, so
-    /// Huffman tables can be optimised and factors of 4 used (libjpeg's behaviour).
+    /// [zarr-jpeg patch] All components in one interleaved scan, so Huffman tables can be
+    /// optimised and factors of 4 used (libjpeg's behaviour). The image is read one MCU
+    /// row at a time (as `encode_image_interleaved` does), its blocks are made in coding
+    /// order and kept only as the symbols the scan codes (`TokenRow`), counted as they are
+    /// made; then the tables are built and the symbols coded.
     fn encode_image_interleaved_buffered<I: ImageBuffer, OP: Operations>(
         &mut self,
         image: I,
         q_tables: &[QuantizationTable; 2],
     ) -> Result<(), EncodingError> {
-        let blocks = self.encode_blocks_padded::<_, OP>(&image, q_tables, true);
         let (max_h, max_v) = self.get_max_sampling_size();
-        let mcu_x = usize::from(image.width()).div_ceil(8 * max_h);
-        let mcu_y = usize::from(image.height()).div_ceil(8 * max_v);
+        let width = usize::from(image.width());
+        let height = usize::from(image.height());
+        let mcu_x = width.div_ceil(8 * max_h);
+        let mcu_y = height.div_ceil(8 * max_v);
+        let buffer_width = mcu_x * 8 * max_h;
 
-        let orders: Vec<Vec<usize>> =
-            (0..self.components.len()).map(|i| self.mcu_order(i, mcu_x, mcu_y)).collect();
+        let mut row: [Vec<_>; 4] = self.init_rows(buffer_width * 8 * max_v);
+        // Room for the most a block can write (see `tokenize_block`), for one MCU row.
+        let row_blocks = mcu_x * self.blocks_per_mcu();
+        let mut scratch = TokenScratch {
+            tokens: vec![0u8; row_blocks * 3 * 64 + 1],
+            raw: vec![0i16; row_blocks * 63],
+            freq: [0u32; 1024],
+            prev_dc: [0i16; 4],
+        };
+        let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
+
+        for mcu_row in 0..mcu_y {
+            for r in &mut row {
+                r.clear();
+            }
+            for y in 0..8 * max_v {
+                let y = (mcu_row * 8 * max_v + y).min(height - 1) as u16;
+                image.fill_buffers(y, &mut row);
+                for _ in width..buffer_width {
+                    for channel in &mut row {
+                        if !channel.is_empty() {
+                            channel.push(channel[channel.len() - 1]);
+                        }
+                    }
+                }
+            }
+
+            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch)?);
+        }
+        drop((row, scratch.tokens, scratch.raw));
+
         if self.optimize_huffman_table {
-            self.optimize_huffman_table_interleaved::<OP>(&blocks, &orders);
+            for table in 0..self.components.len().min(2) {
+                let mut dc_freq = [0u32; 257];
+                let mut ac_freq = [0u32; 257];
+                dc_freq[..256].copy_from_slice(&scratch.freq[table * 512..][..256]);
+                ac_freq[..256].copy_from_slice(&scratch.freq[table * 512 + 256..][..256]);
+                dc_freq[256] = 1;
+                ac_freq[256] = 1;
+                self.huffman_tables[table] =
+                    (HuffmanTable::new_optimized(dc_freq), HuffmanTable::new_optimized(ac_freq));
+            }
         }
 
         self.write_frame_header(&image, q_tables)?;
         self.writer
             .write_scan_header(&self.components.iter().collect::<Vec<_>>(), None)?;
 
-        let restart_interval = self.restart_interval.unwrap_or(0);
-        let mut restarts = 0;
-        let mut restarts_to_go = restart_interval;
-        let mut prev_dc = [0i16; 4];
-        let mut orders: Vec<_> = orders.into_iter().map(|order| order.into_iter()).collect();
+        self.write_token_scan(&coded)
+    }
 
-        for _ in 0..mcu_x * mcu_y {
-            if restart_interval > 0 && restarts_to_go == 0 {
-                self.writer.finalize_bit_buffer()?;
-                self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
-                prev_dc = [0; 4];
+    /// [zarr-jpeg patch] Tokens of one MCU row (see `TokenRow`): its blocks in coding
+    /// order from the sample rows `row`, each turned into tokens at once, its symbols
+    /// counted in `scratch.freq`. Generic over the kernels only, not the image type.
+    fn tokenize_mcu_row<OP: Operations>(
+        &self,
+        row: &[Vec<u8>; 4],
+        mcu_row: usize,
+        mcu_x: usize,
+        buffer_width: usize,
+        q_tables: &[QuantizationTable; 2],
+        scratch: &mut TokenScratch,
+    ) -> Result<TokenRow, EncodingError> {
+        let (max_h, max_v) = self.get_max_sampling_size();
+        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
+        let TokenScratch { tokens, raw, freq, prev_dc } = scratch;
+        let (mut nt, mut nr) = (0, 0);
+        let mut mcu_ends = Vec::new();
+        for mcu in 0..mcu_x {
+            // The writer resets the DC prediction at each restart marker.
+            if restart_interval > 0 && (mcu_row * mcu_x + mcu) % restart_interval == 0 {
+                *prev_dc = [0; 4];
             }
             for (i, component) in self.components.iter().enumerate() {
-                let per_mcu = usize::from(component.horizontal_sampling_factor)
-                    * usize::from(component.vertical_sampling_factor);
-                for _ in 0..per_mcu {
-                    let index = orders[i].next().unwrap_or(0);
-                    let block = &blocks[i][index];
-                    self.writer.write_block_mask(
-                        block,
-                        OP::nonzero_ac_mask(block),
-                        prev_dc[i],
-                        &self.huffman_tables[component.dc_huffman_table as usize].0,
-                        &self.huffman_tables[component.ac_huffman_table as usize].1,
-                    )?;
-                    prev_dc[i] = block.data[0];
+                let h = usize::from(component.horizontal_sampling_factor);
+                let v = usize::from(component.vertical_sampling_factor);
+                let h_scale = max_h / h;
+                let v_scale = max_v / v;
+                let average = self.chroma_subsampling_method == ChromaSubsamplingMethod::Average
+                    && (h_scale > 1 || v_scale > 1);
+                let table = &q_tables[usize::from(component.quantization_table)];
+                let tables = TokenTables::of(component);
+                for dv in 0..v {
+                    for dh in 0..h {
+                        let bx = (mcu * h + dh) * 8 * h_scale;
+                        let by = dv * 8 * v_scale;
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
+                        let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
+                            return Err(EncodingError::Write("token buffer too small".into()));
+                        };
+                        let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, freq);
+                        nt += n_tokens;
+                        nr += n_raw;
+                        prev_dc[i] = block.data[0];
+                    }
                 }
             }
             if restart_interval > 0 {
-                if restarts_to_go == 0 {
-                    restarts_to_go = restart_interval;
-                    restarts += 1;
-                    restarts &= 7;
+                mcu_ends.push(nt);
+            }
+        }
+        // One byte more: the coder reads each token as 4 bytes.
+        Ok(TokenRow {
+            tokens: tokens[..3 * nt + 1].to_vec(),
+            raw: raw[..nr].to_vec(),
+            mcu_ends,
+        })
+    }
+
+    /// [zarr-jpeg patch] The entropy-coded data of the scan from its tokens, with the
+    /// current Huffman tables and restart markers.
+    fn write_token_scan(&mut self, coded: &[TokenRow]) -> Result<(), EncodingError> {
+        let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
+        let codes = token_codes(&self.huffman_tables);
+        if restart_interval == 0 {
+            for row in coded {
+                self.writer.write_tokens(&row.tokens, &mut row.raw.chunks_exact(63), &codes)?;
+            }
+        } else {
+            let mut restarts = 0;
+            let mut restarts_to_go = restart_interval;
+            for row in coded {
+                let mut raw = row.raw.chunks_exact(63);
+                let mut start = 0;
+                for &end in &row.mcu_ends {
+                    if restarts_to_go == 0 {
+                        self.writer.finalize_bit_buffer()?;
+                        self.writer.write_marker(Marker::RST((restarts % 8) as u8))?;
+                        restarts_to_go = restart_interval;
+                        restarts += 1;
+                        restarts &= 7;
+                    }
+                    restarts_to_go -= 1;
+                    let Some(tokens) = row.tokens.get(3 * start..3 * end + 1) else {
+                        break;
+                    };
+                    self.writer.write_tokens(tokens, &mut raw, &codes)?;
+                    start = end;
                 }
-                restarts_to_go -= 1;
             }
         }
 
@@ -1166,80 +1250,10 @@ impl<W: JfifWrite> Encoder<W> {
         Ok(())
     }
 
-    /// [zarr-jpeg patch] Like `optimize_huffman_table`, but DC differences are counted in
-    /// the interleaved coding order (they depend on it), so every coded symbol has a code.
-    fn optimize_huffman_table_interleaved<OP: Operations>(&mut self, blocks: &[Vec<AlignedBlock>; 4], orders: &[Vec<usize>]) {
-        for table in 0..self.components.len().min(2) as u8 {
-            let mut dc_freq = [0u32; 257];
-            dc_freq[256] = 1;
-            let mut ac_freq = [0u32; 257];
-            ac_freq[256] = 1;
-            for (i, component) in self.components.iter().enumerate() {
-                if component.dc_huffman_table == table {
-                    let per_mcu = usize::from(component.horizontal_sampling_factor)
-                        * usize::from(component.vertical_sampling_factor);
-                    let restart = usize::from(self.restart_interval.unwrap_or(0));
-                    let mut prev_dc = 0;
-                    for (k, &index) in orders[i].iter().enumerate() {
-                        // The writer resets the DC prediction at each restart marker.
-                        if restart > 0 && k % per_mcu == 0 && (k / per_mcu) % restart == 0 {
-                            prev_dc = 0;
-                        }
-                        let value = blocks[i][index].data[0];
-                        dc_freq[OP::num_bits(value - prev_dc) as usize] += 1;
-                        prev_dc = value;
-                    }
-                }
-                if component.ac_huffman_table == table {
-                    for block in &blocks[i] {
-                        if count_ac_symbols::<OP>(block, &mut ac_freq) {
-                            continue;
-                        }
-                        // Only up to the last non-zero coefficient: the zeros after it are
-                        // one EOB, so this counts the same symbols as a full scan.
-                        let mut last = 63;
-                        while last > 0 && block.data[last] == 0 {
-                            last -= 1;
-                        }
-                        let mut zero_run = 0;
-                        for &value in &block.data[1..=last] {
-                            if value == 0 {
-                                zero_run += 1;
-                            } else {
-                                while zero_run > 15 {
-                                    ac_freq[0xF0] += 1;
-                                    zero_run -= 16;
-                                }
-                                ac_freq[((zero_run << 4) | get_num_bits(value)) as usize] += 1;
-                                zero_run = 0;
-                            }
-                        }
-                        if last < 63 {
-                            ac_freq[0] += 1;
-                        }
-                    }
-                }
-            }
-            self.huffman_tables[table as usize] =
-                (HuffmanTable::new_optimized(dc_freq), HuffmanTable::new_optimized(ac_freq));
-        }
-    }
-
     fn encode_blocks<I: ImageBuffer, OP: Operations>(
         &mut self,
         image: &I,
         q_tables: &[QuantizationTable; 2],
-    ) -> [Vec<AlignedBlock>; 4] {
-        self.encode_blocks_padded::<_, OP>(image, q_tables, false)
-    }
-
-    /// [zarr-jpeg patch] With `mcu_padded`, every component gets whole MCUs of blocks
-    /// (`mcu_x * h` by `mcu_y * v`), the layout an interleaved scan codes.
-    fn encode_blocks_padded<I: ImageBuffer, OP: Operations>(
-        &mut self,
-        image: &I,
-        q_tables: &[QuantizationTable; 2],
-        mcu_padded: bool,
     ) -> [Vec<AlignedBlock>; 4] {
         let width = image.width();
         let height = image.height();
@@ -1283,14 +1297,8 @@ impl<W: JfifWrite> Encoder<W> {
             let h_scale = max_h_sampling / component.horizontal_sampling_factor as usize;
             let v_scale = max_v_sampling / component.vertical_sampling_factor as usize;
 
-            let (cols, rows) = if mcu_padded {
-                (
-                    usize::from(width).div_ceil(8 * max_h_sampling) * component.horizontal_sampling_factor as usize,
-                    usize::from(height).div_ceil(8 * max_v_sampling) * component.vertical_sampling_factor as usize,
-                )
-            } else {
-                (num_cols.div_ceil(h_scale), num_rows.div_ceil(v_scale))
-            };
+            let cols = num_cols.div_ceil(h_scale);
+            let rows = num_rows.div_ceil(v_scale);
 
             debug_assert!(cols > 0);
             debug_assert!(rows > 0);
@@ -1302,7 +1310,7 @@ impl<W: JfifWrite> Encoder<W> {
                 for block_x in 0..cols {
                     let bx = block_x * 8 * h_scale;
                     let by = block_y * 8 * v_scale;
-                    blocks[i].push(OP::encode_block(
+                    blocks[i].push(encode_block::<OP>(
                         &row[i],
                         bx,
                         by,
@@ -1541,6 +1549,183 @@ pub(crate) fn get_block_averaged(
     AlignedBlock::new(block)
 }
 
+/// [zarr-jpeg patch] One MCU row of an interleaved scan, as the symbols it codes, in
+/// coding order. A token is one coded symbol in 3 bytes (24 bits, little-endian): bits
+/// 0..7 the symbol, bits 8..9 its code table slot (0..3 = DC table 0, AC table 0, DC
+/// table 1, AC table 1), bit 10 the raw-block flag (DC tokens only), bits 11..23 its
+/// magnitude bits (DC difference or AC coefficient; 0 for ZRL and EOB). A block is its DC
+/// token, an AC token (`run << 4 | size`) per non-zero AC coefficient, ZRLs, and EOB
+/// unless coefficient 63 is non-zero. Magnitudes take at most 12 bits: 8-bit samples give
+/// coefficients within ±1024 and DC differences within ±2048 (quantisers are ≥ 1).
+///
+/// A block with more than `MAX_BLOCK_TOKENS` tokens is stored raw: its DC token, with
+/// the flag, and its 63 AC coefficients in `raw` (coded as `write_block` codes them). So a
+/// block takes at most 129 bytes here; the old buffer held 128 per block, and the whole
+/// image as samples besides.
+struct TokenRow {
+    /// 3 bytes per token, and one more byte (the coder reads 4 bytes per token).
+    tokens: Vec<u8>,
+    raw: Vec<i16>,
+    /// With restart intervals, where each MCU's tokens end (in tokens).
+    mcu_ends: Vec<usize>,
+}
+
+/// [zarr-jpeg patch] `OP::encode_block`, compiled once for all its callers (the SIMD
+/// kernel is large; a call per block costs little beside it).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn encode_block<OP: Operations>(
+    data: &[u8],
+    start_x: usize,
+    start_y: usize,
+    col_stride: usize,
+    row_stride: usize,
+    width: usize,
+    average: bool,
+    table: &QuantizationTable,
+) -> AlignedBlock {
+    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table)
+}
+
+/// [zarr-jpeg patch] Scratch space of `tokenize_mcu_row`, and what carries over from
+/// one MCU row to the next.
+struct TokenScratch {
+    /// Room for one MCU row's tokens, 64 per block at most, and the byte after them.
+    tokens: Vec<u8>,
+    raw: Vec<i16>,
+    /// Symbol counts, indexed `slot << 8 | symbol` (see `TokenRow`).
+    freq: [u32; 1024],
+    prev_dc: [i16; 4],
+}
+
+/// [zarr-jpeg patch] Blocks with more tokens are stored raw (see `TokenRow`).
+const MAX_BLOCK_TOKENS: usize = 43;
+
+/// [zarr-jpeg patch] Fields of a token (see `TokenRow`).
+pub(crate) const TOKEN_ENTRY: u32 = 0x3FF;
+pub(crate) const TOKEN_RAW: u32 = 1 << 10;
+pub(crate) const TOKEN_MAGNITUDE_SHIFT: u32 = 11;
+const TOKEN_MAGNITUDE: u16 = 0x1FFF;
+
+/// [zarr-jpeg patch] A component's token slots (see `TokenRow`), shifted into place.
+#[derive(Clone, Copy)]
+struct TokenTables {
+    dc: u32,
+    ac: u32,
+    /// Raw blocks are coded with the AC table after the DC one.
+    raw_ok: bool,
+}
+
+impl TokenTables {
+    fn of(component: &Component) -> Self {
+        let dc = u32::from(component.dc_huffman_table & 1);
+        let ac = u32::from(component.ac_huffman_table & 1);
+        TokenTables {
+            dc: (2 * dc) << 8,
+            ac: (2 * ac + 1) << 8,
+            raw_ok: dc == ac,
+        }
+    }
+}
+
+/// [zarr-jpeg patch] For each table slot and symbol (`slot << 8 | symbol`, see
+/// `TokenRow`): bits 0..31 its code shifted left by the symbol's magnitude size, bits
+/// 32..39 code length plus size, bits 40..47 the code length alone (0: the symbol has no
+/// code); so a token codes as `code | magnitude` in `length + size` bits, as
+/// `JfifWriter::write_block` writes it.
+fn token_codes(tables: &[(HuffmanTable, HuffmanTable); 2]) -> [u64; 1024] {
+    let mut codes = [0u64; 1024];
+    for (slot, codes) in codes.chunks_exact_mut(256).enumerate() {
+        let (dc, ac) = &tables[slot >> 1];
+        let table = if slot & 1 == 0 { dc } else { ac };
+        for (symbol, entry) in codes.iter_mut().enumerate() {
+            let size = if slot & 1 == 0 { symbol.min(16) } else { symbol & 15 } as u8;
+            let &(length, code) = table.lookup(symbol as u8);
+            let shifted = u64::from(u32::from(code) << size);
+            *entry = shifted | u64::from(length.wrapping_add(size)) << 32 | u64::from(length) << 40;
+        }
+    }
+    codes
+}
+
+/// [zarr-jpeg patch] The `N` elements of `buffer` from `at`, if there are as many.
+#[inline(always)]
+fn window<T, const N: usize>(buffer: &mut [T], at: usize) -> Option<&mut [T; N]> {
+    buffer.get_mut(at..at.checked_add(N)?)?.try_into().ok()
+}
+
+/// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (1..63) is non-zero.
+#[inline(always)]
+fn nonzero_ac_mask_scalar(block: &AlignedBlock) -> u64 {
+    let mut mask = 0;
+    for i in 1..64 {
+        mask |= u64::from(block.data[i] != 0) << i;
+    }
+    mask
+}
+
+/// [zarr-jpeg patch] Writes one block's tokens (see `TokenRow`) to `tokens` (and, for a
+/// raw block, its AC coefficients to `raw`), counts its symbols in `freq` (indexed by
+/// the token's bits 0..9), and returns how many tokens and raw coefficients it wrote.
+/// Each AC token covers at least one of the 63 AC positions (a ZRL 16) and EOB follows
+/// only an unused one, so a block has at most 64 tokens; each is stored as 4 bytes at
+/// 3-byte steps, the next one overwriting the fourth.
+#[inline(always)]
+fn tokenize_block<OP: Operations>(
+    block: &AlignedBlock,
+    prev_dc: i16,
+    tables: TokenTables,
+    tokens: &mut [u8; 3 * 64 + 1],
+    raw: &mut [i16; 63],
+    freq: &mut [u32; 1024],
+) -> (usize, usize) {
+    #[inline(always)]
+    fn put(tokens: &mut [u8; 3 * 64 + 1], n: usize, token: u32) {
+        let at = 3 * (n & 63);
+        tokens[at..at + 4].copy_from_slice(&token.to_le_bytes());
+    }
+    let magnitude = |bits: u16| u32::from(bits & TOKEN_MAGNITUDE) << TOKEN_MAGNITUDE_SHIFT;
+
+    let (size, bits) = get_code(block.data[0].wrapping_sub(prev_dc));
+    debug_assert!(size <= 13);
+    let dc = tables.dc | u32::from(size);
+    freq[dc as usize & 1023] += 1;
+    put(tokens, 0, dc | magnitude(bits));
+    let mut mask = OP::nonzero_ac_mask(block).unwrap_or_else(|| nonzero_ac_mask_scalar(block));
+    let mut n = 1;
+    let mut last = 0;
+    while mask != 0 {
+        let i = mask.trailing_zeros();
+        let mut run = i - last - 1;
+        while run > 15 {
+            put(tokens, n, tables.ac | 0xF0);
+            freq[(tables.ac | 0xF0) as usize & 1023] += 1;
+            n += 1;
+            run -= 16;
+        }
+        let (size, bits) = get_code(block.data[i as usize & 63]);
+        debug_assert!(size <= 13);
+        let ac = tables.ac | run << 4 | u32::from(size);
+        put(tokens, n, ac | magnitude(bits));
+        freq[ac as usize & 1023] += 1;
+        n += 1;
+        last = i;
+        mask &= mask - 1;
+    }
+    if last < 63 {
+        put(tokens, n, tables.ac);
+        freq[tables.ac as usize & 1023] += 1;
+        n += 1;
+    }
+    if n > MAX_BLOCK_TOKENS && tables.raw_ok {
+        // The symbols are counted; the tokens past the DC one are dropped.
+        tokens[1] |= (TOKEN_RAW >> 8) as u8;
+        raw.copy_from_slice(&block.data[1..]);
+        return (1, 63);
+    }
+    (n, 0)
+}
+
 /// [zarr-jpeg patch] AC symbol counts of one block from the operation's non-zero mask
 /// (the same symbols the scalar loops count); `false` when `OP` has no mask.
 #[inline(always)]
@@ -1641,12 +1826,6 @@ pub(crate) trait Operations {
         Self::quantize_block(&block, &mut q_block, table);
 
         q_block
-    }
-
-    /// [zarr-jpeg patch] `get_num_bits`, replaceable by a branch-free version.
-    #[inline(always)]
-    fn num_bits(value: i16) -> u8 {
-        get_num_bits(value)
     }
 
     /// [zarr-jpeg patch] Bit `i` set when AC coefficient `i` (zig-zag order, 1..63) is

@@ -102,41 +102,39 @@ impl HuffmanTable {
 
         // Find Huffman code sizes
         // Figure K.1
+        // [zarr-jpeg patch] Both symbols in one pass over the symbols still in play (the
+        // non-zero frequencies, in index order) instead of two over all 257: v1 is the
+        // largest index of least frequency, v2 the largest other index of least
+        // frequency, as the two passes chose them; the same merges in the same order.
+        let mut active = [0u16; 257];
+        let mut n = 0;
+        for (i, &f) in freq.iter().enumerate() {
+            if f > 0 {
+                active[n] = i as u16;
+                n += 1;
+            }
+        }
         loop {
-            let mut v1 = None;
-            let mut v1_min = u32::MAX;
-
-            // Find the largest value with the least non zero frequency
-            for (i, &f) in freq.iter().enumerate() {
-                if f > 0 && f <= v1_min {
-                    v1_min = f;
-                    v1 = Some(i);
+            let (mut v1, mut v1_min) = (usize::MAX, u32::MAX);
+            let (mut v2, mut v2_min) = (usize::MAX, u32::MAX);
+            let (mut v1_at, mut v2_at) = (0, 0);
+            for (at, &i) in active[..n].iter().enumerate() {
+                let f = freq[usize::from(i)];
+                if f <= v1_min {
+                    (v2, v2_min, v2_at) = (v1, v1_min, v1_at);
+                    (v1, v1_min, v1_at) = (usize::from(i), f, at);
+                } else if f <= v2_min {
+                    (v2, v2_min, v2_at) = (usize::from(i), f, at);
                 }
             }
-
-            let mut v1 = match v1 {
-                Some(v) => v,
-                None => break,
-            };
-
-            let mut v2 = None;
-            let mut v2_min = u32::MAX;
-
-            // Find the next largest value with the least non zero frequency
-            for (i, &f) in freq.iter().enumerate() {
-                if f > 0 && f <= v2_min && i != v1 {
-                    v2_min = f;
-                    v2 = Some(i);
-                }
+            if v2 == usize::MAX {
+                break;
             }
-
-            let mut v2 = match v2 {
-                Some(v) => v,
-                None => break,
-            };
 
             freq[v1] += freq[v2];
             freq[v2] = 0;
+            active.copy_within(v2_at + 1..n, v2_at);
+            n -= 1;
 
             codesize[v1] += 1;
             while others[v1] >= 0 {
@@ -193,16 +191,23 @@ impl HuffmanTable {
 
         // Sorting of input values according to code size
         // Figure K.4
+        // [zarr-jpeg patch] A counting sort (by size, then symbol) instead of a pass over
+        // all 256 symbols per size; the same order.
         let mut huffval = [0u8; 256];
-
-        let mut k = 0;
-
-        for i in 1..=32 {
-            for j in 0..=255 {
-                if codesize[j] == i {
-                    huffval[k] = j as u8;
-                    k += 1;
-                }
+        let mut next = [0usize; 34];
+        for &size in &codesize[..256] {
+            if (1..=32).contains(&size) {
+                next[size + 1] += 1;
+            }
+        }
+        for size in 1..33 {
+            next[size + 1] += next[size];
+        }
+        let k = next[33];
+        for (j, &size) in codesize[..256].iter().enumerate() {
+            if (1..=32).contains(&size) {
+                huffval[next[size]] = j as u8;
+                next[size] += 1;
             }
         }
 
@@ -218,6 +223,12 @@ impl HuffmanTable {
             length,
             values,
         }
+    }
+
+    /// [zarr-jpeg patch] `get_for_value` without its check that the symbol has a code
+    /// (for building tables of every symbol, coded or not).
+    pub(crate) fn lookup(&self, value: u8) -> &(u8, u16) {
+        &self.lookup_table[value as usize]
     }
 
     #[inline]

@@ -99,11 +99,6 @@ impl Operations for WasmSimdOperations {
     }
 
     #[inline(always)]
-    fn num_bits(value: i16) -> u8 {
-        (16 - value.unsigned_abs().leading_zeros()) as u8
-    }
-
-    #[inline(always)]
     fn nonzero_ac_mask(block: &AlignedBlock) -> Option<u64> {
         Some(nonzero_mask(block) & !1)
     }

@@ -1,5 +1,5 @@
 use crate::EncodingError;
-use crate::encoder::{AlignedBlock, Component};
+use crate::encoder::{AlignedBlock, Component, TOKEN_ENTRY, TOKEN_MAGNITUDE_SHIFT, TOKEN_RAW};
 use crate::huffman::{CodingClass, HuffmanTable};
 use crate::marker::{Marker, SOFType};
 use crate::quantization::QuantizationTable;
@@ -388,6 +388,63 @@ impl<W: JfifWrite> JfifWriter<W> {
         if last < 63 {
             let &(code_size, code) = ac_table.get_for_value(0x00);
             put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+        }
+        self.bit_buffer = buffer;
+        self.free_bits = free;
+        Ok(())
+    }
+
+    /// [zarr-jpeg patch] Codes `tokens` (see `encoder::TokenRow`: 3 bytes per token and
+    /// one more; the AC coefficients of raw blocks from `raw`) with `codes`
+    /// (`encoder::token_codes`), the bit buffer in locals: the same bits `write_block`
+    /// writes for these blocks.
+    pub(crate) fn write_tokens(
+        &mut self,
+        tokens: &[u8],
+        raw: &mut core::slice::ChunksExact<i16>,
+        codes: &[u64; 1024],
+    ) -> Result<(), EncodingError> {
+        let mut buffer = self.bit_buffer;
+        let mut free = self.free_bits;
+        let w = &mut self.w;
+        let mut at = 0;
+        while let Some(&bytes) = tokens.get(at..).and_then(|t| t.first_chunk::<4>()) {
+            at += 3;
+            let token = u32::from_le_bytes(bytes);
+            let entry = codes[(token & TOKEN_ENTRY) as usize];
+            debug_assert!(entry >> 40 != 0, "no code for symbol {:#x}", token & TOKEN_ENTRY);
+            let bits = entry as u32 | (token >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF);
+            put_bits(w, &mut buffer, &mut free, bits, (entry >> 32) as u8)?;
+            if token & TOKEN_RAW != 0 {
+                let slot = (token & 0x300) as usize;
+                // A raw block: its AC table is in the slot after its DC table.
+                let ac = &codes[(slot + 256) & 0x300..][..256];
+                let coefficients = raw.next().unwrap_or(&[]);
+                let mut mask = 0u64;
+                for (i, &c) in coefficients.iter().enumerate() {
+                    mask |= u64::from(c != 0) << i;
+                }
+                let mut next = 0;
+                while mask != 0 {
+                    let i = mask.trailing_zeros();
+                    let mut run = i - next;
+                    while run > 15 {
+                        let entry = ac[0xF0];
+                        put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                        run -= 16;
+                    }
+                    let (size, value) = get_code(coefficients.get(i as usize).copied().unwrap_or(0));
+                    let entry = ac[usize::from((run << 4) as u8 | size)];
+                    debug_assert!(entry >> 40 != 0, "no code for AC symbol {:#x}", (run << 4) as u8 | size);
+                    put_bits(w, &mut buffer, &mut free, entry as u32 | u32::from(value), (entry >> 32) as u8)?;
+                    next = i + 1;
+                    mask &= mask - 1;
+                }
+                if next < 63 {
+                    let entry = ac[0x00];
+                    put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                }
+            }
         }
         self.bit_buffer = buffer;
         self.free_bits = free;
