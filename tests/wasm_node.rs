@@ -4,9 +4,9 @@
 // Shared with the native suites: test configurations from JSON, the baseline schemes.
 #[allow(dead_code)]
 mod common;
-mod encode_golden;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;
+mod entropy_coding;
 mod wasm_cases;
 
 // The vendored zune-jpeg's simd128 kernels against its scalar code (vendor/PATCHES.md).

@@ -1,9 +1,9 @@
-//! Native run of tests/encode_golden (the encoder's output pinned to recorded digests);
-//! `--test wasm_node` runs the same module in wasm.
+//! Native run of tests/entropy_coding (the optimised-table writer against the standard
+//! writers, zune-jpeg and libjpeg-turbo); `--test wasm_node` runs the module in wasm.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
-mod encode_golden;
+mod entropy_coding;
 
 /// Grayscale with optimised tables now takes the interleaved writer (one component's
 /// scan is the same either way), which counts DC differences with the resets at restart

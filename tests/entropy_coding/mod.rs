@@ -1,0 +1,258 @@
+//! The encoder's optimised-table writer (vendor/PATCHES.md: blocks turned into tokens as
+//! they are made, Huffman tables built from their counts) checked against references
+//! that do not share its code, on inputs that reach every case of the token stream:
+//! blocks with no AC coefficient, with all 63 non-zero (stored raw), with the last
+//! coefficient non-zero (no end-of-block code), zero runs of 16 and more.
+//!
+//! - The same encoder settings with the crate's standard tables (its unchanged upstream
+//!   writers), progressive, or restart intervals quantise the same coefficients, so every
+//!   such stream must decode to exactly the samples of the optimised one; the decoder is
+//!   zune-jpeg (independent of the encoder), natively and in `--test wasm_node` (with
+//!   `+simd128`, the encoder's SIMD kernels).
+//! - Natively, libjpeg-turbo's `djpeg` must decode every stream the codec writes, and
+//!   agree with zune-jpeg on it.
+
+use crate::common::{config, BASELINE_SCHEMES};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test;
+use zarr_jpeg::encode::encode;
+use zune_jpeg::zune_core::bytestream::ZCursor;
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+use zune_jpeg::zune_core::options::DecoderOptions;
+use zune_jpeg::JpegDecoder;
+
+/// Numerical Recipes' LCG, high bits.
+struct Lcg(u64);
+
+impl Lcg {
+    fn byte(&mut self) -> u8 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 56) as u8
+    }
+}
+
+/// 1000 · cos(mπ/16), m = 0..31, rounded (integers, so every platform draws the same).
+const COS: [i64; 32] = [
+    1000, 981, 924, 831, 707, 556, 383, 195, 0, -195, -383, -556, -707, -831, -924, -981, -1000,
+    -981, -924, -831, -707, -556, -383, -195, 0, 195, 383, 556, 707, 831, 924, 981,
+];
+
+/// Number of patterns `image` draws.
+const PATTERNS: usize = 9;
+
+/// Test images: noise (dense blocks), flat 0 and 255 (no AC coefficients), checkerboard,
+/// stripes, gradients, and DCT basis functions, one `(u, v)` per 8×8 block, which leave
+/// a single AC coefficient anywhere from zig-zag position 1 to 63 (long zero runs, and
+/// position 63 itself: a block without EOB), full-amplitude (7) or faint (8).
+fn image(pattern: usize, height: usize, width: usize, channels: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Lcg(seed);
+    let mut data = Vec::with_capacity(height * width * channels);
+    for y in 0..height {
+        for x in 0..width {
+            for c in 0..channels {
+                data.push(match pattern {
+                    0 => rng.byte(),
+                    1 => 0,
+                    2 => 255,
+                    3 => {
+                        if (x + y + c) % 2 == 0 {
+                            0
+                        } else {
+                            255
+                        }
+                    }
+                    4 => {
+                        if (x / (c + 1)) % 2 == 0 {
+                            255
+                        } else {
+                            0
+                        }
+                    }
+                    5 => ((x * 255) / width.max(1)) as u8 ^ ((y * 97) as u8),
+                    _ => {
+                        let (bx, by) = (x / 8, y / 8);
+                        let u = (bx + c) % 8;
+                        let v = (by + bx / 8) % 8;
+                        let amplitude = if pattern == 6 { 127 } else { 12 };
+                        let f = |n: usize, k: usize| COS[((2 * (n % 8) + 1) * k) % 32];
+                        (128 + amplitude * f(x, u) * f(y, v) / 1_000_000).clamp(0, 255) as u8
+                    }
+                });
+            }
+        }
+    }
+    data
+}
+
+/// zune-jpeg's decode: RGB (its default; grayscale repeated in three channels).
+fn zune(stream: &[u8], what: &str) -> Vec<u8> {
+    zune_as(stream, ColorSpace::RGB, what)
+}
+
+fn zune_as(stream: &[u8], out: ColorSpace, what: &str) -> Vec<u8> {
+    let options = DecoderOptions::default().jpeg_set_out_colorspace(out);
+    JpegDecoder::new_with_options(ZCursor::new(stream), options)
+        .decode()
+        .unwrap_or_else(|e| panic!("{what}: zune-jpeg cannot decode the stream: {e:?}"))
+}
+
+/// The vendored encoder directly, every colour type × sampling scheme × size × pattern ×
+/// quality: the optimised-table stream (the token writer) against the standard-table,
+/// progressive and restart-interval streams of the same settings.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn optimised_streams_decode_like_the_standard_writers() {
+    use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
+
+    let colours = [
+        (ColorType::Luma, 1),
+        (ColorType::Rgb, 3),
+        (ColorType::Rgba, 4),
+        (ColorType::Ycbcr, 3),
+        (ColorType::Cmyk, 4),
+        (ColorType::CmykAsYcck, 4),
+        (ColorType::Ycck, 4),
+    ];
+    let samplings = [
+        SamplingFactor::F_1_1,
+        SamplingFactor::F_2_1,
+        SamplingFactor::F_1_2,
+        SamplingFactor::F_2_2,
+        SamplingFactor::F_4_1,
+        SamplingFactor::F_1_4,
+        SamplingFactor::F_4_2,
+        SamplingFactor::F_2_4,
+    ];
+    let mut streams = 0;
+    for (colour, channels) in colours {
+        // zune-jpeg cannot decode subsampled four-component streams (CMYK, YCCK), which the
+        // codec never writes; those take 1×1 only.
+        let samplings = if channels == 4 && colour != ColorType::Rgba {
+            &samplings[..1]
+        } else {
+            &samplings[..]
+        };
+        for &sampling in samplings {
+            for (height, width) in [(1, 1), (13, 7), (61, 47), (40, 72)] {
+                for pattern in [0, 1, 3, 6, 7, 8] {
+                    let data = image(
+                        pattern,
+                        height,
+                        width,
+                        channels,
+                        (width * 31 + height) as u64,
+                    );
+                    for quality in [50, 100] {
+                        // Optimised tables with restart intervals only where the crate's
+                        // per-component writer is not used (CMYK / YCCK with more than 10
+                        // blocks per MCU): it counts DC differences without the resets at
+                        // restart markers (an upstream bug the token writer does not have).
+                        let restarts_ok = channels != 4 || sampling == SamplingFactor::F_1_1;
+                        let write = |optimised: bool, progressive: bool, restart: u16| {
+                            let mut out = Vec::new();
+                            let mut encoder = Encoder::new(&mut out, quality);
+                            encoder.set_sampling_factor(sampling);
+                            encoder.set_optimized_huffman_tables(optimised);
+                            encoder.set_progressive(progressive);
+                            if restart > 0 {
+                                encoder.set_restart_interval(restart);
+                            }
+                            encoder
+                                .encode(&data, width as u16, height as u16, colour)
+                                .unwrap();
+                            out
+                        };
+                        let what = format!(
+                            "{colour:?} {sampling:?} {height}x{width} pattern {pattern} q{quality}"
+                        );
+                        let optimised = zune(&write(true, false, 0), &what);
+                        let mut others = vec![
+                            ("standard tables", write(false, false, 0)),
+                            ("progressive", write(false, true, 0)),
+                            ("standard tables, restart 7", write(false, false, 7)),
+                        ];
+                        if restarts_ok {
+                            others.push(("optimised, restart 1", write(true, false, 1)));
+                            others.push(("optimised, restart 3", write(true, false, 3)));
+                        }
+                        for (name, stream) in &others {
+                            assert!(
+                                zune(stream, &what) == optimised,
+                                "{what}: the optimised stream decodes other samples than the {name} one"
+                            );
+                        }
+                        streams += 1 + others.len();
+                    }
+                }
+            }
+        }
+    }
+    assert!(streams > 5000, "only {streams} streams");
+}
+
+/// Through the codec (its own colour conversion and chroma averaging, then the writer),
+/// each mode × quality × size × pattern: libjpeg-turbo decodes every stream without a
+/// warning, and where no chroma is upsampled agrees with zune-jpeg on it to within IDCT
+/// rounding (a mis-coded symbol desynchronises the rest of the scan, which no tolerance
+/// hides).
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn libjpeg_turbo_decodes_every_codec_stream() {
+    let mut modes: Vec<(String, usize)> = BASELINE_SCHEMES
+        .iter()
+        .map(|(h, v)| {
+            (
+                format!(
+                    r#""encoded_color_space": "ycbcr", "subsampling": [[{h}, {v}], [1, 1], [1, 1]]"#
+                ),
+                3,
+            )
+        })
+        .collect();
+    modes.push((r#""encoded_color_space": "rgb""#.to_string(), 3));
+    modes.push((r#""encoded_color_space": "grayscale""#.to_string(), 1));
+    for (mode, channels) in &modes {
+        for quality in [1, 50, 90, 100] {
+            let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
+            for (height, width) in [(7, 13), (61, 47), (9, 130)] {
+                for pattern in 0..PATTERNS {
+                    let data = image(
+                        pattern,
+                        height,
+                        width,
+                        *channels,
+                        (height * 1000 + width) as u64,
+                    );
+                    let mut shape = vec![height as u64, width as u64];
+                    if *channels == 3 {
+                        shape.push(3);
+                    }
+                    let stream = encode(&config, &data, &shape).unwrap();
+                    let what = format!("{mode} q{quality} {height}x{width} pattern {pattern}");
+                    // `djpeg` fails on any warning (premature end of data, extraneous
+                    // bytes, bad Huffman code).
+                    let reference = crate::common::djpeg(&stream);
+                    assert_eq!(reference.samples.len(), data.len(), "{what}");
+                    let ours = zune_as(
+                        &stream,
+                        if *channels == 1 {
+                            ColorSpace::Luma
+                        } else {
+                            ColorSpace::RGB
+                        },
+                        &what,
+                    );
+                    if !mode.contains("subsampling") || mode.contains("[[1, 1]") {
+                        // Without chroma upsampling (whose edge rules differ between the
+                        // two), they agree to within IDCT rounding.
+                        let max = crate::common::max_abs_diff(&reference.samples, &ours);
+                        assert!(max <= 4, "{what}: djpeg and zune-jpeg differ by {max}");
+                    }
+                }
+            }
+        }
+    }
+}
