@@ -12,9 +12,11 @@
 //! - Natively, libjpeg-turbo's `djpeg` must decode every stream the codec writes, and
 //!   agree with zune-jpeg on it.
 
+#[cfg(not(target_arch = "wasm32"))]
 use crate::common::{config, BASELINE_SCHEMES};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
+#[cfg(not(target_arch = "wasm32"))]
 use zarr_jpeg::encode::encode;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
@@ -40,7 +42,8 @@ const COS: [i64; 32] = [
     -981, -924, -831, -707, -556, -383, -195, 0, 195, 383, 556, 707, 831, 924, 981,
 ];
 
-/// Number of patterns `image` draws.
+/// Number of patterns `image` draws (the codec test, native only, draws them all).
+#[cfg(not(target_arch = "wasm32"))]
 const PATTERNS: usize = 9;
 
 /// Test images: noise (dense blocks), flat 0 and 255 (no AC coefficients), checkerboard,
