@@ -228,3 +228,83 @@ pub fn noise(len: usize, seed: u64) -> Vec<u8> {
         })
         .collect()
 }
+
+/// Numerical Recipes' LCG, high bits: the noise of `pattern_image`.
+struct Lcg(u64);
+
+impl Lcg {
+    fn byte(&mut self) -> u8 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 56) as u8
+    }
+}
+
+/// 1000 · cos(mπ/16), m = 0..31, rounded (integers, so every platform draws the same).
+const COS: [i64; 32] = [
+    1000, 981, 924, 831, 707, 556, 383, 195, 0, -195, -383, -556, -707, -831, -924, -981, -1000,
+    -981, -924, -831, -707, -556, -383, -195, 0, 195, 383, 556, 707, 831, 924, 981,
+];
+
+/// Number of patterns `pattern_image` draws.
+pub const PATTERNS: usize = 9;
+
+/// Synthetic samples that reach the encoder's corner cases: 0 noise (dense blocks), 1 and
+/// 2 flat 0 and 255 (no AC coefficients), 3 checkerboard, 4 vertical and 5 horizontal
+/// stripes, 6 a gradient, and DCT basis functions, one `(u, v)` per 8×8 block, which leave
+/// a single AC coefficient anywhere from zig-zag position 1 to 63 (long zero runs, and
+/// position 63 itself: a block without EOB), 7 at full amplitude, 8 faint.
+pub fn pattern_image(
+    pattern: usize,
+    height: usize,
+    width: usize,
+    channels: usize,
+    seed: u64,
+) -> Vec<u8> {
+    let mut rng = Lcg(seed);
+    let mut data = Vec::with_capacity(height * width * channels);
+    for y in 0..height {
+        for x in 0..width {
+            for c in 0..channels {
+                data.push(match pattern {
+                    0 => rng.byte(),
+                    1 => 0,
+                    2 => 255,
+                    3 => {
+                        if (x + y + c) % 2 == 0 {
+                            0
+                        } else {
+                            255
+                        }
+                    }
+                    4 => {
+                        if (x / (c + 1)) % 2 == 0 {
+                            255
+                        } else {
+                            0
+                        }
+                    }
+                    5 => {
+                        if y % 2 == 0 {
+                            0
+                        } else {
+                            255
+                        }
+                    }
+                    6 => ((x * 255) / width.max(1)) as u8 ^ ((y * 97) as u8),
+                    _ => {
+                        let (bx, by) = (x / 8, y / 8);
+                        let u = (bx + c) % 8;
+                        let v = (by + bx / 8) % 8;
+                        let amplitude = if pattern == 7 { 127 } else { 12 };
+                        let f = |n: usize, k: usize| COS[((2 * (n % 8) + 1) * k) % 32];
+                        (128 + amplitude * f(x, u) * f(y, v) / 1_000_000).clamp(0, 255) as u8
+                    }
+                });
+            }
+        }
+    }
+    data
+}

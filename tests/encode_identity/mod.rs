@@ -4,61 +4,9 @@
 //! checkerboards and noise, at several qualities must give the same bytes. Built without
 //! `+simd128` both sides run the scalar code and the test checks nothing new.
 
-use crate::common::{config, BASELINE_SCHEMES};
+use crate::common::{config, pattern_image as image, BASELINE_SCHEMES};
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{encode, encode_scalar_reference};
-
-/// Numerical Recipes' LCG, high bits.
-struct Lcg(u64);
-
-impl Lcg {
-    fn byte(&mut self) -> u8 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 56) as u8
-    }
-}
-
-fn image(pattern: usize, height: usize, width: usize, channels: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Lcg(seed);
-    let mut data = Vec::with_capacity(height * width * channels);
-    for y in 0..height {
-        for x in 0..width {
-            for c in 0..channels {
-                data.push(match pattern {
-                    0 => rng.byte(),
-                    1 => 0,
-                    2 => 255,
-                    3 => {
-                        if (x + y + c) % 2 == 0 {
-                            0
-                        } else {
-                            255
-                        }
-                    }
-                    4 => {
-                        if (x / (c + 1)) % 2 == 0 {
-                            255
-                        } else {
-                            0
-                        }
-                    }
-                    5 => {
-                        if y % 2 == 0 {
-                            0
-                        } else {
-                            255
-                        }
-                    }
-                    _ => ((x * 255) / width.max(1)) as u8 ^ ((y * 97) as u8),
-                });
-            }
-        }
-    }
-    data
-}
 
 fn modes() -> Vec<(String, usize)> {
     let mut modes = Vec::new();
