@@ -171,6 +171,20 @@ fn interleave3(masks: &[v128; 9], r: v128, g: v128, b: v128) -> [v128; 3] {
     [out(0), out(1), out(2)]
 }
 
+/// Sixteen pixels converted and interleaved into `out` (r0 g0 b0 r1 ...).
+#[inline(always)]
+fn rgb16(k: &Constants, y: &[i16; 16], cb: &[i16; 16], cr: &[i16; 16], out: &mut [u8; 48]) {
+    let (r, g, b) = convert16(k, y, cb, cr);
+    let v = interleave3(k.interleave, r, g, b);
+    // SAFETY: `out` is 48 bytes = three 16-byte stores; no alignment needed.
+    unsafe {
+        let p = out.as_mut_ptr();
+        v128_store(p.cast::<v128>(), v[0]);
+        v128_store(p.add(16).cast::<v128>(), v[1]);
+        v128_store(p.add(32).cast::<v128>(), v[2]);
+    }
+}
+
 /// `ycbcr_to_rgb_inner_16_scalar::<false>` for wasm simd128: 16 pixels to 48 bytes at
 /// `output[*pos..]`, then `*pos += 48`. Same panic condition as the scalar function
 /// (output too short), which callers never meet.
@@ -183,16 +197,7 @@ pub fn ycbcr_to_rgb_wasm_simd(
         .expect("Slice to small cannot write")
         .try_into()
         .unwrap();
-    let k = Constants::new();
-    let (r, g, b) = convert16(&k, y, cb, cr);
-    let v = interleave3(k.interleave, r, g, b);
-    // SAFETY: `out` is 48 bytes = three 16-byte stores; no alignment needed.
-    unsafe {
-        let p = out.as_mut_ptr();
-        v128_store(p.cast::<v128>(), v[0]);
-        v128_store(p.add(16).cast::<v128>(), v[1]);
-        v128_store(p.add(32).cast::<v128>(), v[2]);
-    }
+    rgb16(&Constants::new(), y, cb, cr, out);
     *pos += 48;
 }
 
@@ -243,20 +248,12 @@ pub fn ycbcr_to_rgb_row_wasm_simd(
     let k = Constants::new();
     let starts = (0..width / 16).map(|k| 16 * k).chain(core::iter::once(width - 16));
     for s in starts {
-        let (r, g, b) = convert16(
+        rgb16(
             &k,
             y[s..s + 16].try_into().unwrap(),
             cb[s..s + 16].try_into().unwrap(),
-            cr[s..s + 16].try_into().unwrap()
+            cr[s..s + 16].try_into().unwrap(),
+            (&mut output[s * 3..(s + 16) * 3]).try_into().unwrap()
         );
-        let v = interleave3(k.interleave, r, g, b);
-        let out = &mut output[s * 3..(s + 16) * 3];
-        // SAFETY: `out` is 48 bytes = three 16-byte stores.
-        unsafe {
-            let p = out.as_mut_ptr();
-            v128_store(p.cast::<v128>(), v[0]);
-            v128_store(p.add(16).cast::<v128>(), v[1]);
-            v128_store(p.add(32).cast::<v128>(), v[2]);
-        }
     }
 }
