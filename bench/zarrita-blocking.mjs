@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Main-thread blocking while zarrita reads a 4096×4096 RGB jpeg array in 256² chunks,
 // decoding on the main thread vs in the worker pool (register(registry, {workers})).
-//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser]
+//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile]
+// --profile also prints where the main thread spends its time during the reads (V8 CPU
+// profile, self time per function), with and without the pool.
 // --browser also reads the same store in headless Chromium, over HTTP (FetchStore) and from
 // memory (bytes already fetched or cached: decoding is then the bottleneck), where
 // blocking is measured with the Long Tasks API (longest task, TBT) and a rAF loop.
@@ -17,6 +19,7 @@ import * as pkg from "../dist/index.js";
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../dist/zarrita.js")) };
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const inBrowser = process.argv.includes("--browser");
+const profiling = process.argv.includes("--profile");
 const workers = Number(args[0] ?? os.availableParallelism());
 const rounds = Number(args[1] ?? 3);
 const N = 4096, C = 256;
@@ -67,6 +70,7 @@ async function measure(store, n) {
   const arr = await zarr.open(store, { kind: "array" });
   await zarr.get(arr, [zarr.slice(0, C), zarr.slice(0, C), null]); // warm up: wasm + workers started
   const results = [];
+  const profiler = profiling ? await startProfile() : null;
   for (let r = 0; r < rounds; r++) {
     const stop = monitor();
     const t0 = performance.now();
@@ -76,10 +80,39 @@ async function measure(store, n) {
     if (out.data.length !== N * N * 3) throw new Error("short read");
     results.push({ wall, ...m });
   }
+  const top = profiler ? await profiler.stop(rounds) : null;
   const mode = handle.pool?.mode ?? "main thread";
   await handle.close();
   const med = (key) => results.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
-  return { mode, wall: med("wall"), longest: med("longest"), tbt: med("tbt"), over16: med("over16") };
+  return { mode, wall: med("wall"), longest: med("longest"), tbt: med("tbt"), over16: med("over16"), top };
+}
+
+// A V8 CPU profile of this (the main) thread; stop() gives the top functions by self time.
+async function startProfile() {
+  const inspector = await import("node:inspector/promises");
+  const session = new inspector.Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return {
+    async stop(reads) {
+      const { profile } = await session.post("Profiler.stop");
+      session.disconnect();
+      const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+      const self = new Map();
+      let total = 0;
+      profile.samples.forEach((id, i) => {
+        const { functionName, url, lineNumber } = nodes.get(id).callFrame;
+        const where = url ? ` ${url.split("/").slice(-3).join("/")}:${lineNumber + 1}` : "";
+        const key = `${functionName || "(anonymous)"}${where}`;
+        self.set(key, (self.get(key) ?? 0) + profile.timeDeltas[i]);
+        total += profile.timeDeltas[i];
+      });
+      return [...self].sort((a, b) => b[1] - a[1]).slice(0, 8)
+        .map(([key, us]) => `    ${(us / 1000 / reads).toFixed(1).padStart(6)} ms/read ${((us / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+    },
+  };
 }
 
 const t = performance.now();
@@ -93,6 +126,7 @@ for (const n of [0, workers]) {
     `${n === 0 ? "no pool           " : `pool, ${n} worker${n > 1 ? "s" : ""}      `.slice(0, 18)} (${r.mode}): wall ${r.wall.toFixed(0)} ms, ` +
       `longest main-thread block ${r.longest.toFixed(1)} ms, total blocking time ${r.tbt.toFixed(0)} ms, time in >16 ms blocks ${r.over16.toFixed(0)} ms`,
   );
+  if (r.top) console.log(`  main thread, self time (wasm functions are the decoder):\n${r.top.join("\n")}`);
 }
 
 if (inBrowser) {
