@@ -34,9 +34,40 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
 pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
-    let data = bytes(&data, "data")?;
-    let stream = crate::encode(&config, &data, &shape).map_err(codec_error)?;
+    let data = uint8_array(&data, "data")?;
+    let stream = crate::encode_from(&config, data, &shape).map_err(codec_error)?;
     Ok(Uint8Array::from(stream.as_slice()))
+}
+
+/// The caller's samples, read where they are: the encoder copies one MCU row at a time into
+/// wasm memory instead of the whole chunk up front. Only reads; the array is never written.
+///
+/// No JS code runs on this thread while `encode` runs (wasm is synchronous and these calls
+/// only read the array), so the array cannot change length or content between the length
+/// check and the last row read. Two exceptions are the caller's own doing, and neither can
+/// make the encoder read outside the rows it asked for: a `SharedArrayBuffer` that another
+/// thread writes meanwhile gives a stream of whatever the rows held when each was read (as a
+/// whole-chunk copy taken during such writes would); an array whose `subarray` was replaced
+/// by JS code of the caller's returns what that code returns, and a row range it gets wrong
+/// is refused below as an error rather than a panic in `copy_to`.
+#[cfg(feature = "encoder")]
+impl crate::SampleSource for Uint8Array {
+    fn len(&self) -> usize {
+        self.length() as usize
+    }
+
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), CodecError> {
+        // `len()` is at most 2^32 - 1 here (wasm32), so the range fits in u32.
+        let rows = self.subarray(offset as u32, (offset + out.len()) as u32);
+        if rows.length() as usize != out.len() {
+            return Err(CodecError::data(format!(
+                "the chunk data changed during encoding: bytes {offset}..{} are gone",
+                offset + out.len()
+            )));
+        }
+        rows.copy_to(out);
+        Ok(())
+    }
 }
 
 /// Decodes one chunk's JPEG stream to the C-order uint8 samples of `shape`.
@@ -104,16 +135,20 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
         .collect()
 }
 
-/// Copies a `Uint8Array` into wasm memory; anything else (other typed arrays included)
-/// is rejected rather than silently converted.
+/// Copies a `Uint8Array` into wasm memory; anything else is rejected as [`uint8_array`] does.
 fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
-    match value.dyn_ref::<Uint8Array>() {
-        Some(array) => Ok(array.to_vec()),
-        None => Err(codec_error(CodecError::data(format!(
+    uint8_array(value, what).map(Uint8Array::to_vec)
+}
+
+/// A `Uint8Array`; anything else (other typed arrays included) is rejected rather than
+/// silently converted.
+fn uint8_array<'a>(value: &'a JsValue, what: &str) -> Result<&'a Uint8Array, JsValue> {
+    value.dyn_ref::<Uint8Array>().ok_or_else(|| {
+        codec_error(CodecError::data(format!(
             "{what} must be a Uint8Array, got {}",
             type_name(value)
-        )))),
-    }
+        )))
+    })
 }
 
 fn describe_value(value: &JsValue) -> String {
