@@ -95,7 +95,7 @@ fn modes() -> Vec<(String, usize, usize)> {
 }
 
 /// The bytes equal the slice path's, and the encoder reads each sample exactly once, in
-/// order, one MCU row per read (the last one shorter when the height is not a multiple).
+/// order, in reads of whole MCU rows (up to 64 KiB; the last read what is left).
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
@@ -103,7 +103,8 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
     for (mode, channels, band) in modes() {
         for quality in [50, 90] {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
-            for (height, width) in [(1, 1), (7, 13), (61, 47), (33, 100), (130, 9), (64, 48)] {
+            // 1700x40: reads of many MCU rows; 20x900: reads of one.
+            for (height, width) in [(1, 1), (7, 13), (61, 47), (33, 100), (130, 9), (1700, 40), (20, 900)] {
                 for pattern in [0, 3, 6, 7] {
                     let data = image(pattern, height, width, channels, (height * 1000 + width) as u64);
                     let mut shape = vec![height as u64, width as u64];
@@ -115,18 +116,23 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
                     let from_source = encode_from(&config, &source, &shape).unwrap();
                     assert!(from_source == encode(&config, &data, &shape).unwrap(), "{what}: streams differ");
 
-                    let row = width * channels;
-                    let expected: Vec<(usize, usize)> = (0..height)
-                        .step_by(band)
-                        .map(|y| (y * row, band.min(height - y) * row))
-                        .collect();
-                    assert_eq!(*source.reads.borrow(), expected, "{what}: reads");
+                    // Whole MCU rows (the last read: what is left), as many as fit in
+                    // 64 KiB, at least one; in order; each sample once.
+                    let mcu_row = band * width * channels;
+                    let rows_per_read = (65536 / mcu_row).max(1) * mcu_row;
+                    let mut next = 0;
+                    for &(offset, len) in source.reads.borrow().iter() {
+                        assert_eq!(offset, next, "{what}: reads out of order");
+                        assert!(len == rows_per_read || offset + len == data.len(), "{what}: read of {len} bytes at {offset}");
+                        next += len;
+                    }
+                    assert_eq!(next, data.len(), "{what}: bytes read");
                     cases += 1;
                 }
             }
         }
     }
-    assert_eq!(cases, 18 * 2 * 6 * 4);
+    assert_eq!(cases, 18 * 2 * 7 * 4);
 }
 
 /// The chunk-length check comes first, with the slice path's message, and reads nothing; a
@@ -135,16 +141,17 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn length_is_checked_before_reading_and_read_errors_are_returned() {
     let config = config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#);
-    let data = image(0, 40, 24, 3, 1);
+    // 16-row MCU rows of 1500 × 3 bytes: one per read.
+    let data = image(0, 40, 1500, 3, 1);
     let short = Scattered::new(&data[1..]);
-    let from_source = encode_from(&config, &short, &[40, 24, 3]).unwrap_err();
-    let from_slice = encode(&config, &data[1..], &[40, 24, 3]).unwrap_err();
+    let from_source = encode_from(&config, &short, &[40, 1500, 3]).unwrap_err();
+    let from_slice = encode(&config, &data[1..], &[40, 1500, 3]).unwrap_err();
     assert_eq!(from_source.to_string(), from_slice.to_string());
     assert!(short.reads.borrow().is_empty());
 
     let failing = Scattered::new(&data);
-    failing.fail_at.set(Some(16 * 24 * 3));
-    let err = encode_from(&config, &failing, &[40, 24, 3]).unwrap_err();
+    failing.fail_at.set(Some(16 * 1500 * 3));
+    let err = encode_from(&config, &failing, &[40, 1500, 3]).unwrap_err();
     assert_eq!(err.to_string(), CodecError::data("test: this read fails").to_string());
     // The encoder cannot stop early, but asks the source for nothing after the failure.
     assert_eq!(failing.reads.borrow().len(), 2);

@@ -572,8 +572,9 @@ impl<W: JfifWrite> Encoder<W> {
 
     /// [zarr-jpeg patch] Encode an image whose samples (laid out as for
     /// [encode](Self::encode)) are copied in from `source` as they are needed, one band of
-    /// rows at a time (an MCU row's worth), into a buffer the encoder reuses: no copy of the
-    /// whole image is made. Writes the same bytes as `encode` with the same samples.
+    /// rows at a time (whole MCU rows, as many as fit in 64 KiB, at least one), into a
+    /// buffer the encoder reuses: no copy of the whole image is made. Writes the same bytes
+    /// as `encode` with the same samples.
     pub fn encode_rows(
         self,
         source: &mut dyn RowSource,
@@ -582,7 +583,7 @@ impl<W: JfifWrite> Encoder<W> {
         color_type: ColorType,
     ) -> Result<(), EncodingError> {
         // Grayscale has one 8×8 block per MCU; colour MCUs are 8 × the luma factor high.
-        let band_rows = match color_type {
+        let mcu_rows = match color_type {
             ColorType::Luma => 8,
             _ => 8 * u16::from(self.sampling_factor.get_sampling_factors().1),
         };
@@ -597,7 +598,7 @@ impl<W: JfifWrite> Encoder<W> {
                 ColorType::CmykAsYcck | ColorType::Ycck => JpegColorType::Ycck,
                 _ => JpegColorType::Ycbcr,
             },
-            band_rows,
+            mcu_rows,
             self.row_fill(color_type),
         );
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

@@ -26,8 +26,8 @@ pub trait RowSource {
 pub(crate) type RowFill = fn(&[u8], u16, &mut [Vec<u8>; 4]);
 
 /// An `ImageBuffer` over a `RowSource`: `fill_buffers(y)` copies the band of `band_rows`
-/// rows that starts at `y` into `band` when `y` is outside the band held, then converts
-/// row `y` from there. The encoder asks for rows in order, from 0 and (after padding rows
+/// rows (whole MCU rows) that starts at `y` into `band` when `y` is outside the band held,
+/// then converts row `y` from there. The encoder asks for rows in order, from 0 and (after padding rows
 /// repeat the last one) within the last band, so every byte is read once.
 pub(crate) struct StagedRows<'a> {
     source: RefCell<&'a mut dyn RowSource>,
@@ -43,17 +43,25 @@ pub(crate) struct StagedRows<'a> {
     fill: RowFill,
 }
 
+/// Bands hold as many MCU rows as fit in this many bytes (at least one): fewer, larger reads
+/// for narrow images, while a band stays small enough to be in cache when its rows are
+/// converted.
+const BAND_BYTES: usize = 64 * 1024;
+
 impl<'a> StagedRows<'a> {
+    /// `mcu_rows`: the image rows of one MCU row; a band is a multiple of it.
     pub(crate) fn new(
         source: &'a mut dyn RowSource,
         width: u16,
         height: u16,
         bytes_per_pixel: usize,
         color_type: JpegColorType,
-        band_rows: u16,
+        mcu_rows: u16,
         fill: RowFill,
     ) -> Self {
-        let band_rows = band_rows.clamp(1, height.max(1));
+        let mcu_bytes = usize::from(mcu_rows) * usize::from(width) * bytes_per_pixel;
+        let mcus = (BAND_BYTES / mcu_bytes.max(1)).clamp(1, usize::from(u16::MAX));
+        let band_rows = (usize::from(mcu_rows) * mcus).clamp(1, usize::from(height.max(1))) as u16;
         StagedRows {
             source: RefCell::new(source),
             band: RefCell::new(vec![
