@@ -22,16 +22,16 @@ const ANNEX_K_LUMA: [u16; 64] = [
 /// encoder copies the rows it needs, one MCU row at a time, into a small buffer it reuses,
 /// so no copy of the whole chunk is made.
 pub trait SampleSource {
-    /// Bytes in the chunk.
-    fn len(&self) -> usize;
+    /// Samples (bytes) in the chunk.
+    fn sample_count(&self) -> usize;
 
-    /// Copies bytes `offset..offset + out.len()` (always within `len()`) into `out`.
+    /// Copies bytes `offset..offset + out.len()` (always within `sample_count()`) into `out`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
 }
 
 impl SampleSource for &[u8] {
-    fn len(&self) -> usize {
-        <[u8]>::len(self)
+    fn sample_count(&self) -> usize {
+        self.len()
     }
 
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
@@ -52,7 +52,11 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
 }
 
 /// [`encode`] with the samples read from `source` as they are needed.
-pub fn encode_from(config: &JpegConfig, source: &dyn SampleSource, shape: &[u64]) -> Result<Vec<u8>> {
+pub fn encode_from(
+    config: &JpegConfig,
+    source: &dyn SampleSource,
+    shape: &[u64],
+) -> Result<Vec<u8>> {
     encode_with(config, source, shape, false)
 }
 
@@ -72,7 +76,7 @@ fn encode_with(
     scalar: bool,
 ) -> Result<Vec<u8>> {
     let layout = ChunkLayout::for_config(shape, config)?;
-    layout.check_data_len(source.len())?;
+    layout.check_data_len(source.sample_count())?;
 
     // Compressed output is usually far smaller than the samples; this avoids most regrowth.
     let mut stream = Vec::with_capacity(layout.sample_count() / 4 + 1024);
@@ -158,7 +162,10 @@ struct SourceRows<'a> {
 impl RowSource for SourceRows<'_> {
     fn read_rows(&mut self, first_row: u16, out: &mut [u8]) {
         if self.error.is_none() {
-            if let Err(e) = self.source.read(usize::from(first_row) * self.row_bytes, out) {
+            if let Err(e) = self
+                .source
+                .read(usize::from(first_row) * self.row_bytes, out)
+            {
                 self.error = Some(e);
             }
         }

@@ -52,12 +52,12 @@ pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Arr
 /// is refused below as an error rather than a panic in `copy_to`.
 #[cfg(feature = "encoder")]
 impl crate::SampleSource for Uint8Array {
-    fn len(&self) -> usize {
+    fn sample_count(&self) -> usize {
         self.length() as usize
     }
 
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), CodecError> {
-        // `len()` is at most 2^32 - 1 here (wasm32), so the range fits in u32.
+        // `sample_count()` is at most 2^32 - 1 (a u32), so the range fits in u32.
         let rows = self.subarray(offset as u32, (offset + out.len()) as u32);
         if rows.length() as usize != out.len() {
             return Err(CodecError::data(format!(

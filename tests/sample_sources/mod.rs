@@ -42,7 +42,7 @@ impl Scattered {
 }
 
 impl SampleSource for Scattered {
-    fn len(&self) -> usize {
+    fn sample_count(&self) -> usize {
         self.len
     }
 
@@ -104,9 +104,23 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
         for quality in [50, 90] {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
             // 1700x40: reads of many MCU rows; 20x900: reads of one.
-            for (height, width) in [(1, 1), (7, 13), (61, 47), (33, 100), (130, 9), (1700, 40), (20, 900)] {
+            for (height, width) in [
+                (1, 1),
+                (7, 13),
+                (61, 47),
+                (33, 100),
+                (130, 9),
+                (1700, 40),
+                (20, 900),
+            ] {
                 for pattern in [0, 3, 6, 7] {
-                    let data = image(pattern, height, width, channels, (height * 1000 + width) as u64);
+                    let data = image(
+                        pattern,
+                        height,
+                        width,
+                        channels,
+                        (height * 1000 + width) as u64,
+                    );
                     let mut shape = vec![height as u64, width as u64];
                     if channels == 3 {
                         shape.push(3);
@@ -114,7 +128,10 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
                     let what = format!("{mode} q{quality} {height}x{width} pattern {pattern}");
                     let source = Scattered::new(&data);
                     let from_source = encode_from(&config, &source, &shape).unwrap();
-                    assert!(from_source == encode(&config, &data, &shape).unwrap(), "{what}: streams differ");
+                    assert!(
+                        from_source == encode(&config, &data, &shape).unwrap(),
+                        "{what}: streams differ"
+                    );
 
                     // Whole MCU rows (the last read: what is left), as many as fit in
                     // 64 KiB, at least one; in order; each sample once.
@@ -123,7 +140,10 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
                     let mut next = 0;
                     for &(offset, len) in source.reads.borrow().iter() {
                         assert_eq!(offset, next, "{what}: reads out of order");
-                        assert!(len == rows_per_read || offset + len == data.len(), "{what}: read of {len} bytes at {offset}");
+                        assert!(
+                            len == rows_per_read || offset + len == data.len(),
+                            "{what}: read of {len} bytes at {offset}"
+                        );
                         next += len;
                     }
                     assert_eq!(next, data.len(), "{what}: bytes read");
@@ -140,7 +160,9 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn length_is_checked_before_reading_and_read_errors_are_returned() {
-    let config = config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#);
+    let config = config(
+        r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
+    );
     // 16-row MCU rows of 1500 × 3 bytes: one per read.
     let data = image(0, 40, 1500, 3, 1);
     let short = Scattered::new(&data[1..]);
@@ -152,7 +174,10 @@ fn length_is_checked_before_reading_and_read_errors_are_returned() {
     let failing = Scattered::new(&data);
     failing.fail_at.set(Some(16 * 1500 * 3));
     let err = encode_from(&config, &failing, &[40, 1500, 3]).unwrap_err();
-    assert_eq!(err.to_string(), CodecError::data("test: this read fails").to_string());
+    assert_eq!(
+        err.to_string(),
+        CodecError::data("test: this read fails").to_string()
+    );
     // The encoder cannot stop early, but asks the source for nothing after the failure.
     assert_eq!(failing.reads.borrow().len(), 2);
 }
@@ -205,10 +230,24 @@ fn encode_rows_writes_the_bytes_of_encode_on_every_encoder_path() {
         for sampling in samplings {
             for (height, width) in [(1, 1), (13, 7), (61, 47), (40, 72)] {
                 let data = image(0, height, width, channels, (width * 31 + height) as u64);
-                // optimised tables, progressive, restart interval
-                for (optimised, progressive, restart) in
-                    [(true, false, 0), (false, false, 0), (false, true, 0), (false, false, 3), (true, false, 5)]
-                {
+                // (optimised tables, progressive, restart interval). Not optimised tables with
+                // restarts where the crate's per-component writer may run (four components,
+                // more than 10 blocks per MCU): it lacks codes there (tests/entropy_coding).
+                let four_components = matches!(
+                    colour,
+                    ColorType::Cmyk | ColorType::CmykAsYcck | ColorType::Ycck
+                );
+                let restarts_ok = !four_components || sampling == SamplingFactor::F_1_1;
+                for (optimised, progressive, restart) in [
+                    (true, false, 0),
+                    (false, false, 0),
+                    (false, true, 0),
+                    (false, false, 3),
+                    (true, false, 5),
+                ] {
+                    if optimised && restart > 0 && !restarts_ok {
+                        continue;
+                    }
                     let settings = |encoder: &mut Encoder<&mut Vec<u8>>| {
                         encoder.set_sampling_factor(sampling);
                         encoder.set_optimized_huffman_tables(optimised);
@@ -226,7 +265,11 @@ fn encode_rows_writes_the_bytes_of_encode_on_every_encoder_path() {
                     let mut ours = Vec::new();
                     let mut encoder = Encoder::new(&mut ours, 90);
                     settings(&mut encoder);
-                    let mut rows = Rows { data: &data, row: width * channels, read: 0 };
+                    let mut rows = Rows {
+                        data: &data,
+                        row: width * channels,
+                        read: 0,
+                    };
                     encoder
                         .encode_rows(&mut rows, width as u16, height as u16, colour)
                         .unwrap();
@@ -240,5 +283,5 @@ fn encode_rows_writes_the_bytes_of_encode_on_every_encoder_path() {
             }
         }
     }
-    assert_eq!(streams, 9 * 8 * 4 * 5);
+    assert_eq!(streams, 9 * 8 * 4 * 5 - 3 * 7 * 4);
 }

@@ -59,15 +59,13 @@ impl<'a> StagedRows<'a> {
         mcu_rows: u16,
         fill: RowFill,
     ) -> Self {
-        let mcu_bytes = usize::from(mcu_rows) * usize::from(width) * bytes_per_pixel;
+        let row_bytes = usize::from(width) * bytes_per_pixel;
+        let mcu_bytes = usize::from(mcu_rows) * row_bytes;
         let mcus = (BAND_BYTES / mcu_bytes.max(1)).clamp(1, usize::from(u16::MAX));
         let band_rows = (usize::from(mcu_rows) * mcus).clamp(1, usize::from(height.max(1))) as u16;
         StagedRows {
             source: RefCell::new(source),
-            band: RefCell::new(vec![
-                0;
-                usize::from(band_rows) * usize::from(width) * bytes_per_pixel
-            ]),
+            band: RefCell::new(vec![0; usize::from(band_rows) * row_bytes]),
             first: Cell::new(0),
             count: Cell::new(0),
             band_rows,
