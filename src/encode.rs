@@ -19,8 +19,9 @@ const ANNEX_K_LUMA: [u16; 64] = [
 
 /// Where the encoder reads a chunk's samples from (C-order uint8, as for [`encode`]): a byte
 /// slice, or storage it cannot borrow as one slice (the wasm boundary's `Uint8Array`). The
-/// encoder copies the rows it needs, one MCU row at a time, into a small buffer it reuses,
-/// so no copy of the whole chunk is made.
+/// encoder copies the rows it needs, a band of whole MCU rows (up to 64 KiB, at least one)
+/// at a time, into a small buffer it reuses, so no copy of the whole chunk is made; it reads
+/// each byte once, in order.
 pub trait SampleSource {
     /// Samples (bytes) in the chunk.
     fn sample_count(&self) -> usize;

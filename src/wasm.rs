@@ -39,17 +39,19 @@ pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Arr
     Ok(Uint8Array::from(stream.as_slice()))
 }
 
-/// The caller's samples, read where they are: the encoder copies one MCU row at a time into
-/// wasm memory instead of the whole chunk up front. Only reads; the array is never written.
+/// The caller's samples, read where they are: the encoder copies a band of MCU rows at a
+/// time into wasm memory instead of the whole chunk up front. Only reads; the array is never
+/// written.
 ///
-/// No JS code runs on this thread while `encode` runs (wasm is synchronous and these calls
-/// only read the array), so the array cannot change length or content between the length
-/// check and the last row read. Two exceptions are the caller's own doing, and neither can
-/// make the encoder read outside the rows it asked for: a `SharedArrayBuffer` that another
-/// thread writes meanwhile gives a stream of whatever the rows held when each was read (as a
-/// whole-chunk copy taken during such writes would); an array whose `subarray` was replaced
-/// by JS code of the caller's returns what that code returns, and a row range it gets wrong
-/// is refused below as an error rather than a panic in `copy_to`.
+/// Can JS code see or change the array between the length check and the last band read?
+/// Not on this thread: wasm runs synchronously, and `length`, `subarray` and the copy are
+/// the engine's own functions. Two cases are the caller's own doing: a `SharedArrayBuffer`
+/// that another thread writes meanwhile gives a stream of whatever each band held when it
+/// was copied (as a whole-chunk copy taken during such writes would); and if the caller
+/// replaced `subarray` or `length` on the array, that code runs here, and a range it gets
+/// wrong is refused below as an error rather than a panic in `copy_to` (an exception it
+/// throws passes through the wasm frames, as one from `to_vec` did before). In every case
+/// the encoder reads only the rows it asks for.
 #[cfg(feature = "encoder")]
 impl crate::SampleSource for Uint8Array {
     fn sample_count(&self) -> usize {
