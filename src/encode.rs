@@ -1,7 +1,7 @@
 //! Chunk samples → baseline JPEG stream, per colour mode.
 
 use jpeg_encoder::{
-    ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, QuantizationTableType,
+    ChromaSubsamplingMethod, ColorType, Encoder, EncodingError, QuantizationTableType, RowSource,
     SamplingFactor as EncoderSampling,
 };
 
@@ -17,9 +17,48 @@ const ANNEX_K_LUMA: [u16; 64] = [
     92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
 ];
 
+/// Where the encoder reads a chunk's samples from (C-order uint8, as for [`encode`]): a byte
+/// slice, or storage it cannot borrow as one slice (the wasm boundary's `Uint8Array`). The
+/// encoder copies the rows it needs, a band of whole MCU rows (up to 64 KiB, at least one)
+/// at a time, into a small buffer it reuses, so no copy of the whole chunk is made; it reads
+/// each byte once, in order.
+pub trait SampleSource {
+    /// Samples (bytes) in the chunk.
+    fn sample_count(&self) -> usize;
+
+    /// Copies bytes `offset..offset + out.len()` (always within `sample_count()`) into `out`.
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
+}
+
+impl SampleSource for &[u8] {
+    fn sample_count(&self) -> usize {
+        self.len()
+    }
+
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        let Some(samples) = self.get(offset..offset + out.len()) else {
+            return Err(CodecError::data(format!(
+                "the chunk data has no bytes {offset}..{}",
+                offset + out.len()
+            )));
+        };
+        out.copy_from_slice(samples);
+        Ok(())
+    }
+}
+
 /// Encodes one chunk (C-order uint8 samples of `shape`) as a baseline JPEG stream.
 pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
-    encode_with(config, data, shape, false)
+    encode_with(config, &data, shape, false)
+}
+
+/// [`encode`] with the samples read from `source` as they are needed.
+pub fn encode_from(
+    config: &JpegConfig,
+    source: &dyn SampleSource,
+    shape: &[u64],
+) -> Result<Vec<u8>> {
+    encode_with(config, source, shape, false)
 }
 
 /// `encode` with the encoder's scalar code only, even in a build with SIMD kernels
@@ -28,12 +67,17 @@ pub fn encode(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>
 #[doc(hidden)]
 #[cfg(feature = "scalar-reference")]
 pub fn encode_scalar_reference(config: &JpegConfig, data: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
-    encode_with(config, data, shape, true)
+    encode_with(config, &data, shape, true)
 }
 
-fn encode_with(config: &JpegConfig, data: &[u8], shape: &[u64], scalar: bool) -> Result<Vec<u8>> {
+fn encode_with(
+    config: &JpegConfig,
+    source: &dyn SampleSource,
+    shape: &[u64],
+    scalar: bool,
+) -> Result<Vec<u8>> {
     let layout = ChunkLayout::for_config(shape, config)?;
-    layout.check_data_len(data.len())?;
+    layout.check_data_len(source.sample_count())?;
 
     // Compressed output is usually far smaller than the samples; this avoids most regrowth.
     let mut stream = Vec::with_capacity(layout.sample_count() / 4 + 1024);
@@ -76,9 +120,17 @@ fn encode_with(config: &JpegConfig, data: &[u8], shape: &[u64], scalar: bool) ->
             ))
         })?;
     encoder.set_sampling_factor(sampling);
+    let mut rows = SourceRows {
+        source,
+        row_bytes: usize::from(layout.width) * usize::from(layout.components),
+        error: None,
+    };
     encoder
-        .encode(data, layout.width, layout.height, color_type)
+        .encode_rows(&mut rows, layout.width, layout.height, color_type)
         .map_err(encoding_error)?;
+    if let Some(e) = rows.error {
+        return Err(e);
+    }
 
     match config.encoded_color_space {
         EncodedColorSpace::Rgb => rewrite::rewrite_as_rgb(&stream),
@@ -97,6 +149,28 @@ pub(crate) fn scaled_luma_table(quality: u8) -> [u16; 64] {
         200 - quality * 2
     };
     ANNEX_K_LUMA.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
+}
+
+/// The encoder's view of a `SampleSource`: rows of `row_bytes`. The encoder cannot stop on
+/// a failed read, so the first error is kept (and the rest of the encode wasted) and
+/// returned instead of the stream.
+struct SourceRows<'a> {
+    source: &'a dyn SampleSource,
+    row_bytes: usize,
+    error: Option<CodecError>,
+}
+
+impl RowSource for SourceRows<'_> {
+    fn read_rows(&mut self, first_row: u16, out: &mut [u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self
+                .source
+                .read(usize::from(first_row) * self.row_bytes, out)
+            {
+                self.error = Some(e);
+            }
+        }
+    }
 }
 
 fn encoding_error(e: EncodingError) -> CodecError {

@@ -38,5 +38,5 @@ pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFacto
 pub use config_value::ConfigValue;
 pub use decode::{decode, decode_into};
 #[cfg(feature = "encoder")]
-pub use encode::encode;
+pub use encode::{encode, encode_from, SampleSource};
 pub use error::{CodecError, ErrorKind};

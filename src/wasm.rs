@@ -34,9 +34,42 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
 pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
-    let data = bytes(&data, "data")?;
-    let stream = crate::encode(&config, &data, &shape).map_err(codec_error)?;
+    let data = uint8_array(&data, "data")?;
+    let stream = crate::encode_from(&config, data, &shape).map_err(codec_error)?;
     Ok(Uint8Array::from(stream.as_slice()))
+}
+
+/// The caller's samples, read where they are: the encoder copies a band of MCU rows at a
+/// time into wasm memory instead of the whole chunk up front. Only reads; the array is never
+/// written.
+///
+/// Can JS code see or change the array between the length check and the last band read?
+/// Not on this thread: wasm runs synchronously, and `length`, `subarray` and the copy are
+/// the engine's own functions. Two cases are the caller's own doing: a `SharedArrayBuffer`
+/// that another thread writes meanwhile gives a stream of whatever each band held when it
+/// was copied (as a whole-chunk copy taken during such writes would); and if the caller
+/// replaced `subarray` or `length` on the array, that code runs here, and a range it gets
+/// wrong is refused below as an error rather than a panic in `copy_to` (an exception it
+/// throws passes through the wasm frames, as one from `to_vec` did before). In every case
+/// the encoder reads only the rows it asks for.
+#[cfg(feature = "encoder")]
+impl crate::SampleSource for Uint8Array {
+    fn sample_count(&self) -> usize {
+        self.length() as usize
+    }
+
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<(), CodecError> {
+        // `sample_count()` is at most 2^32 - 1 (a u32), so the range fits in u32.
+        let rows = self.subarray(offset as u32, (offset + out.len()) as u32);
+        if rows.length() as usize != out.len() {
+            return Err(CodecError::data(format!(
+                "the chunk data changed during encoding: bytes {offset}..{} are gone",
+                offset + out.len()
+            )));
+        }
+        rows.copy_to(out);
+        Ok(())
+    }
 }
 
 /// Decodes one chunk's JPEG stream to the C-order uint8 samples of `shape`.
@@ -104,16 +137,20 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
         .collect()
 }
 
-/// Copies a `Uint8Array` into wasm memory; anything else (other typed arrays included)
-/// is rejected rather than silently converted.
+/// Copies a `Uint8Array` into wasm memory; anything else is rejected as [`uint8_array`] does.
 fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
-    match value.dyn_ref::<Uint8Array>() {
-        Some(array) => Ok(array.to_vec()),
-        None => Err(codec_error(CodecError::data(format!(
+    uint8_array(value, what).map(Uint8Array::to_vec)
+}
+
+/// A `Uint8Array`; anything else (other typed arrays included) is rejected rather than
+/// silently converted.
+fn uint8_array<'a>(value: &'a JsValue, what: &str) -> Result<&'a Uint8Array, JsValue> {
+    value.dyn_ref::<Uint8Array>().ok_or_else(|| {
+        codec_error(CodecError::data(format!(
             "{what} must be a Uint8Array, got {}",
             type_name(value)
-        )))),
-    }
+        )))
+    })
 }
 
 fn describe_value(value: &JsValue) -> String {

@@ -7,6 +7,7 @@ mod common;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;
 mod entropy_coding;
+mod sample_sources;
 mod wasm_cases;
 
 // The vendored zune-jpeg's simd128 kernels against its scalar code (vendor/PATCHES.md).

@@ -180,6 +180,35 @@ test("configuration values that are not JSON-like are refused with their type an
   assert.deepEqual(validateConfig(hidden), { ...gray, decoded_color_space: "grayscale" });
 });
 
+test("encode reads the caller's array in place, band by band: a view into a larger buffer gives a copy's stream and stays untouched", async () => {
+  await init();
+  // 400² (several 64 KiB bands of MCU rows, the last one partial) and 2048 × 1536 × 3
+  // (one or two MCU rows per band): the encoder copies rows from the array as it goes.
+  const cases = SPEC_EXAMPLES.map((config) => {
+    const c = config.encoded_color_space === "grayscale" ? 1 : 3;
+    return [config, gradient(400, 400, c), c === 1 ? [400, 400] : [400, 400, 3]];
+  });
+  const tile = gradient(400, 400, 3);
+  const big = new Uint8Array(2048 * 1536 * 3);
+  for (let y = 0; y < 2048; y++)
+    for (let x = 0; x < 1536; x += 400) {
+      const row = tile.subarray((y % 400) * 1200, (y % 400) * 1200 + Math.min(400, 1536 - x) * 3);
+      big.set(row, (y * 1536 + x) * 3);
+    }
+  cases.push([SPEC_EXAMPLES[2], big, [2048, 1536, 3]]);
+  for (const [config, data, shape] of cases) {
+    const buffer = new Uint8Array(data.length + 29).fill(201);
+    buffer.set(data, 11);
+    const before = buffer.slice();
+    const view = buffer.subarray(11, 11 + data.length);
+    const stream = encode(config, view, shape);
+    assert.deepEqual(stream, encode(config, data.slice(), shape), `${JSON.stringify(config)} ${shape}`);
+    assert.deepEqual(buffer, before, "encode leaves the caller's buffer untouched");
+    const back = decode(config, stream, shape);
+    assert.ok(psnr(back, data) > 30, `${JSON.stringify(config)} ${shape}: PSNR ${psnr(back, data)}`);
+  }
+});
+
 test("decodeInto writes exactly decode()'s samples into the caller's buffer, and leaves it untouched on any error", async () => {
   await init();
   for (const config of SPEC_EXAMPLES) {

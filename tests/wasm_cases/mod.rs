@@ -200,3 +200,39 @@ fn chunks_larger_than_wasm_memory_are_rejected_not_wrapped() {
         "more than this platform can address",
     );
 }
+
+/// `encode` reads the caller's array where it is, a band of rows at a time: a view at an
+/// offset into a larger buffer, over several bands (and a partial last one), gives the bytes
+/// of the core's `encode` of the same samples as a slice, and the buffer is left untouched.
+#[wasm_bindgen_test]
+fn encode_reads_a_view_into_a_larger_buffer_in_place() {
+    for cfg in SPEC_EXAMPLES {
+        let channels = if cfg.contains("grayscale") { 1 } else { 3 };
+        // 500 × 300 × 3: 48 KiB per 4:2:0 MCU row, so one MCU row per read; grayscale 5 reads.
+        let (height, width) = (300u32, 500u32);
+        let len = (height * width * channels) as usize;
+        let buffer = samples(len + 37);
+        let before = buffer.to_vec();
+        let view = buffer.subarray(13, 13 + len as u32);
+        let dims: Vec<u32> = if channels == 1 {
+            vec![height, width]
+        } else {
+            vec![height, width, 3]
+        };
+        let stream = encode(json(cfg), view.into(), shape(&dims))
+            .unwrap()
+            .to_vec();
+
+        let config = zarr_jpeg::JpegConfig::parse(&serde_json::from_str(cfg).unwrap()).unwrap();
+        let dims: Vec<u64> = dims.iter().map(|&d| u64::from(d)).collect();
+        let expected = zarr_jpeg::encode(&config, &before[13..13 + len], &dims).unwrap();
+        assert!(
+            stream == expected,
+            "{cfg}: the wasm export and the core write different bytes"
+        );
+        assert!(
+            buffer.to_vec() == before,
+            "{cfg}: the caller's buffer changed"
+        );
+    }
+}

@@ -3,6 +3,7 @@ use crate::huffman::{CodingClass, HuffmanTable};
 use crate::image_buffer::*;
 use crate::marker::Marker;
 use crate::quantization::{QuantizationTable, QuantizationTableType};
+use crate::rows::{RowFill, RowSource, StagedRows};
 use crate::writer::{JfifWrite, JfifWriter, ZIGZAG, get_code};
 use crate::{EncodingError, PixelDensity};
 
@@ -567,6 +568,90 @@ impl<W: JfifWrite> Encoder<W> {
         }
 
         Ok(())
+    }
+
+    /// [zarr-jpeg patch] Encode an image whose samples (laid out as for
+    /// [encode](Self::encode)) are copied in from `source` as they are needed, one band of
+    /// rows at a time (whole MCU rows, as many as fit in 64 KiB, at least one), into a
+    /// buffer the encoder reuses: no copy of the whole image is made. Writes the same bytes
+    /// as `encode` with the same samples.
+    pub fn encode_rows(
+        self,
+        source: &mut dyn RowSource,
+        width: u16,
+        height: u16,
+        color_type: ColorType,
+    ) -> Result<(), EncodingError> {
+        // Grayscale has one 8×8 block per MCU; colour MCUs are 8 × the luma factor high.
+        let mcu_rows = match color_type {
+            ColorType::Luma => 8,
+            _ => 8 * u16::from(self.sampling_factor.get_sampling_factors().1),
+        };
+        let image = StagedRows::new(
+            source,
+            width,
+            height,
+            color_type.get_bytes_per_pixel(),
+            match color_type {
+                ColorType::Luma => JpegColorType::Luma,
+                ColorType::Cmyk => JpegColorType::Cmyk,
+                ColorType::CmykAsYcck | ColorType::Ycck => JpegColorType::Ycck,
+                _ => JpegColorType::Ycbcr,
+            },
+            mcu_rows,
+            self.row_fill(color_type),
+        );
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return self.encode_dyn(&image);
+        #[allow(unreachable_code)]
+        self.encode_image(image)
+    }
+
+    /// [zarr-jpeg patch] The row conversion `encode` uses for `color_type` (the same
+    /// adapter, given one row as the whole image), for `encode_rows`.
+    fn row_fill(&self, color_type: ColorType) -> RowFill {
+        macro_rules! fill {
+            ($image:ident) => {
+                |line: &[u8], width: u16, buffers: &mut [Vec<u8>; 4]| {
+                    $image(line, width, 1).fill_buffers(0, buffers)
+                }
+            };
+        }
+
+        #[cfg(all(feature = "simd", any(target_arch = "x86", target_arch = "x86_64")))]
+        if std::is_x86_feature_detected!("avx2") {
+            use crate::avx2::*;
+            match color_type {
+                ColorType::Rgb => return fill!(RgbImageAVX2),
+                ColorType::Rgba => return fill!(RgbaImageAVX2),
+                ColorType::Bgr => return fill!(BgrImageAVX2),
+                ColorType::Bgra => return fill!(BgraImageAVX2),
+                _ => {}
+            }
+        }
+
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        if !self.scalar_reference {
+            use crate::wasm_simd::*;
+            match color_type {
+                ColorType::Luma => return fill!(GrayImageSimd),
+                ColorType::Rgb => return fill!(RgbImageSimd),
+                ColorType::Ycbcr => return fill!(YCbCrImageSimd),
+                _ => {}
+            }
+        }
+
+        match color_type {
+            ColorType::Luma => fill!(GrayImage),
+            ColorType::Rgb => fill!(RgbImage),
+            ColorType::Rgba => fill!(RgbaImage),
+            ColorType::Bgr => fill!(BgrImage),
+            ColorType::Bgra => fill!(BgraImage),
+            ColorType::Ycbcr => fill!(YCbCrImage),
+            ColorType::Cmyk => fill!(CmykImage),
+            ColorType::CmykAsYcck => fill!(CmykAsYcckImage),
+            ColorType::Ycck => fill!(YcckImage),
+        }
     }
 
     /// Encode an image

@@ -44,6 +44,8 @@ mod huffman;
 mod image_buffer;
 mod marker;
 mod quantization;
+// [zarr-jpeg patch] images copied in row band by row band (Encoder::encode_rows).
+mod rows;
 mod writer;
 // [zarr-jpeg patch] WebAssembly simd128 kernels, chosen at compile time.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -53,6 +55,7 @@ pub use encoder::{ChromaSubsamplingMethod, ColorType, Encoder, JpegColorType, Sa
 pub use error::EncodingError;
 pub use image_buffer::{ImageBuffer, cmyk_to_ycck, rgb_to_ycbcr};
 pub use quantization::QuantizationTableType;
+pub use rows::RowSource;
 pub use writer::{JfifWrite, PixelDensity, PixelDensityUnit};
 
 #[cfg(feature = "benchmark")]
