@@ -164,6 +164,7 @@ fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
 }
 
 impl ComponentTables {
+    #[inline(never)]
     pub(crate) fn new(dc: &HuffmanTable, ac: &HuffmanTable, qt: &[i32; 64]) -> ComponentTables {
         let mut qt_zz = [0; 64];
         for (z, q) in qt_zz.iter_mut().enumerate() {
@@ -205,40 +206,26 @@ impl Bits {
     }
 }
 
-/// `data[q..q + 8]` as a big-endian u64 (0 if out of range, which the caller's clamp
-/// makes impossible).
+/// The 8 bytes at forward position `p` as a big-endian u64, from the byte-reversed
+/// buffer `rev` (where they are a little-endian u64 at `rev.len() - 8 - p`: wasm has no
+/// byte swap, and LLVM expands one into ~20 shifts and masks). `p` is clamped to the
+/// buffer, which only matters for streams read past their end, which are abandoned.
 #[inline(always)]
-fn load_be(data: &[u8], q: usize) -> u64 {
-    let word = match data.get(q..q + 8) {
+fn load_be(rev: &[u8], maxp: usize, p: usize) -> u64 {
+    let q = maxp - p.min(maxp);
+    match rev.get(q..q + 8) {
         Some(s) => match <[u8; 8]>::try_from(s) {
             Ok(a) => u64::from_le_bytes(a),
             Err(_) => 0
         },
         None => 0
-    };
-    swap_bytes(word)
-}
-
-/// wasm has no byte swap; LLVM expands `swap_bytes` into ~20 shifts and masks, while one
-/// byte shuffle of a vector does it with simd128.
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[inline(always)]
-fn swap_bytes(w: u64) -> u64 {
-    use core::arch::wasm32::{i8x16_shuffle, u64x2_extract_lane, u64x2_splat};
-    let v = u64x2_splat(w);
-    let r = i8x16_shuffle::<7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8>(v, v);
-    u64x2_extract_lane::<0>(r)
-}
-
-#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-#[inline(always)]
-fn swap_bytes(w: u64) -> u64 {
-    w.swap_bytes()
+    }
 }
 
 /// The destuffed entropy-coded data of one scan, and where its restart intervals end.
 pub(crate) struct FastScan {
-    /// Destuffed bytes of all restart intervals, then 8 zero bytes.
+    /// Destuffed bytes of all restart intervals, then 8 zero bytes, all in reverse
+    /// order (see `load_be`).
     pub(crate) data: Vec<u8>,
     pub(crate) ctl:  ScanControl
 }
@@ -284,6 +271,7 @@ fn find_ff(bytes: &[u8]) -> Option<usize> {
 impl FastScan {
     /// Reads the rest of the stream from the reader's position and destuffs the scan
     /// data; `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
+    #[inline(never)]
     pub(crate) fn new<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Result<FastScan, Abandon> {
         let start = reader.position().map_err(|_| Abandon)? as usize;
         let mut data = Vec::new();
@@ -312,6 +300,7 @@ impl FastScan {
         };
         data.truncate(w);
         data.extend_from_slice(&[0; 8]);
+        data.reverse();
         Ok(FastScan {
             data,
             ctl: ScanControl {
@@ -399,7 +388,7 @@ impl<'a> BlockDecoder<'a> {
     #[inline(always)]
     fn refill(&mut self) {
         let b = &mut self.bits;
-        let word = load_be(self.data, b.pos.min(self.maxp));
+        let word = load_be(self.data, self.maxp, b.pos);
         b.buf |= word >> b.count;
         b.pos = b.pos.wrapping_add(((63 - b.count) >> 3) as usize);
         b.count |= 56;

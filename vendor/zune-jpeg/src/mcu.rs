@@ -456,6 +456,7 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
     /// zarr-jpeg: one MCU row through the fast scan path; `inner_decode_mcu_width` for
     /// `PROGRESSIVE = false`, with restart intervals handled as `handle_rst_main` does on
     /// streams the fast path accepts.
+    #[inline(never)]
     fn decode_mcu_width_fast(
         &mut self, mcu_width: usize, tmp: &mut [i32; 64], data: &[u8], ctl: &mut ScanControl,
         tables: &[ComponentTables]
@@ -465,7 +466,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         let sampled = self.scan_subsampled;
         let (idct_1x1, idct_4x4, idct) = (self.idct_1x1_func, self.idct_4x4_func, self.idct_func);
         let mut clobber_more_than_4x4 = true;
-        let mut scratch = [0_i32; 64];
         let mut dec = BlockDecoder::new(data, ctl.bits);
 
         for j in 0..mcu_width {
@@ -500,8 +500,9 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
                                 idct(tmp, idct_pos, component.width_stride);
                             }
                         } else {
-                            scratch.fill(0);
-                            dec.decode_block(t, &mut scratch, &mut component.dc_pred)?;
+                            // a component not needed for the output (colour to grayscale;
+                            // zarr-jpeg never asks for it): left to the standard path
+                            return Err(Abandon);
                         }
                     }
                 }
