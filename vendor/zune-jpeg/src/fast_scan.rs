@@ -43,7 +43,8 @@ const FAST_SIZE: usize = 1 << FAST_BITS;
 //              value is in the entry)
 //   bit 5      EXTRA: the value is not in the entry; bits 16-19 give the number of
 //              magnitude bits that follow the code
-//   bit 6      LONG: the code is longer than FAST_BITS (or invalid): out-of-line search
+//   bit 6      LONG: the code is longer than FAST_BITS (or invalid): zune's search, from
+//              the code length in bits 8-15
 //   bits 8-15  zero run before the coefficient; 128 for end of block
 //   bits 16-31 the coefficient (i16) unless EXTRA
 const EXTRA: u32 = 1 << 5;
@@ -90,7 +91,7 @@ fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
             offset:  table.offset,
             values:  table.values
         };
-        let packed = decode_long(&long, peek16 as u32);
+        let packed = decode_long(&long, peek16 as u32, u32::from(HUFF_LOOKAHEAD) + 1);
         if packed == 0 {
             return None;
         }
@@ -99,13 +100,16 @@ fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
     Some((code_length as u32, (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32))
 }
 
-/// The search of `decode_huff!` from code length `HUFF_LOOKAHEAD + 1` (where it starts
-/// whenever the 9-bit look-up fails): `length << 8 | symbol`, or 0 for a bad code.
-#[inline(never)]
-#[cold]
-fn decode_long(long: &LongCodes, peek16: u32) -> u32 {
+/// The search of `decode_huff!` from code length `start` (`HUFF_LOOKAHEAD + 1`, where it
+/// starts whenever the 9-bit look-up fails): `length << 8 | symbol`, or 0 for a bad code.
+/// Inlined: a call in the block loop would make V8 keep the bit reader on the stack. The
+/// start comes from the table entry so that LLVM cannot unroll the search into constant
+/// offsets and hoist its loads out of the loop (their registers would push the bit reader
+/// onto V8's stack).
+#[inline(always)]
+fn decode_long(long: &LongCodes, peek16: u32, start: u32) -> u32 {
     let symbol = peek16 as i32;
-    let mut code_length = i32::from(HUFF_LOOKAHEAD) + 1;
+    let mut code_length = start as i32;
     while code_length < 17 {
         if symbol < long.maxcode[code_length as usize] {
             break;
@@ -120,6 +124,12 @@ fn decode_long(long: &LongCodes, peek16: u32) -> u32 {
     ((code_length as u32) << 8) | u32::from(value)
 }
 
+/// The `s` (1..=15) magnitude bits at the top of `buf`, extended.
+#[inline(always)]
+fn magnitude(buf: u64, s: u32) -> i32 {
+    extend((buf >> (64 - s)) as i32, s)
+}
+
 /// JPEG's EXTEND of `s` (1..=15) magnitude bits.
 #[inline(always)]
 fn extend(raw: i32, s: u32) -> i32 {
@@ -131,7 +141,8 @@ fn extend(raw: i32, s: u32) -> i32 {
 }
 
 fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
-    let mut out = [LONG; FAST_SIZE];
+    // LONG entries hold the code length the search starts from
+    let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
     for (i, slot) in out.iter_mut().enumerate() {
         let peek16 = (i << (16 - FAST_BITS)) as i32;
         let Some((len, symbol)) = decode_symbol(table, peek16) else {
@@ -188,32 +199,21 @@ impl ComponentTables {
     }
 }
 
-/// Bit reader over the destuffed bytes; kept in locals by the block decoder.
+/// Position of the bit reader: bits of the scan buffer consumed so far. The bit buffer
+/// itself is reloaded from it before every code, so nothing else is carried.
 #[derive(Clone, Copy)]
 pub(crate) struct Bits {
-    /// Bits not yet consumed, top-aligned; every bit below `count` is stream data too.
-    buf:   u64,
-    /// Valid bits in `buf` (≥ 56 after a refill).
-    count: u32,
-    /// Next byte to load; bits consumed = 8·pos − count.
-    pos:   usize
-}
-
-impl Bits {
-    #[inline(always)]
-    fn consumed(&self) -> usize {
-        (self.pos * 8).wrapping_sub(self.count as usize)
-    }
+    pub(crate) pos: usize
 }
 
 /// The 8 bytes at forward position `p` as a big-endian u64, from the byte-reversed
 /// buffer `rev` (where they are a little-endian u64 at `rev.len() - 8 - p`: wasm has no
-/// byte swap, and LLVM expands one into ~20 shifts and masks). `p` is clamped to the
-/// buffer, which only matters for streams read past their end, which are abandoned.
+/// byte swap, and LLVM expands one into ~20 shifts and masks). 0 past the end, which
+/// only streams read past their end reach; they are abandoned.
 #[inline(always)]
-fn load_be(rev: &[u8], maxp: usize, p: usize) -> u64 {
-    let q = maxp - p.min(maxp);
-    match rev.get(q..q + 8) {
+fn load_be(rev: &[u8], p: usize) -> u64 {
+    let q = rev.len().wrapping_sub(8).wrapping_sub(p);
+    match rev.get(q..q.wrapping_add(8)) {
         Some(s) => match <[u8; 8]>::try_from(s) {
             Ok(a) => u64::from_le_bytes(a),
             Err(_) => 0
@@ -276,6 +276,11 @@ impl FastScan {
         let start = reader.position().map_err(|_| Abandon)? as usize;
         let mut data = Vec::new();
         reader.read_all(&mut data).map_err(|_| Abandon)?;
+        // bit positions (8 per byte, plus what a broken row may read past the end) must fit
+        // a usize with room to spare: 256 MB on wasm32
+        if data.len() >= usize::MAX / 16 {
+            return Err(Abandon);
+        }
         let mut seg_ends = Vec::new();
         let (mut r, mut w) = (0, 0);
         let eoi_at = loop {
@@ -307,11 +312,7 @@ impl FastScan {
                 seg_ends,
                 seg: 0,
                 ended: false,
-                bits: Bits {
-                    buf:   0,
-                    count: 0,
-                    pos:   0
-                },
+                bits: Bits { pos: 0 },
                 end_position: start + eoi_at
             }
         })
@@ -325,7 +326,7 @@ impl ScanControl {
 
     /// After an MCU row: `Abandon` if the current interval was read past its end.
     pub(crate) fn check_row(&self, bits: &Bits) -> Result<(), Abandon> {
-        if bits.consumed() > self.seg_end_bits()? {
+        if bits.pos > self.seg_end_bits()? {
             return Err(Abandon);
         }
         Ok(())
@@ -345,7 +346,7 @@ impl ScanControl {
     /// caller), or, after the last one, no more MCUs. Returns whether to reset DC.
     pub(crate) fn restart(&mut self, bits: &mut Bits) -> Result<bool, Abandon> {
         let end = self.seg_end_bits()?;
-        let used = bits.consumed();
+        let used = bits.pos;
         if used > end || end - used >= 8 {
             return Err(Abandon);
         }
@@ -353,11 +354,7 @@ impl ScanControl {
             self.ended = true;
             return Ok(false);
         }
-        *bits = Bits {
-            buf:   0,
-            count: 0,
-            pos:   end / 8
-        };
+        *bits = Bits { pos: end };
         self.seg += 1;
         Ok(true)
     }
@@ -367,63 +364,41 @@ impl ScanControl {
     }
 }
 
-/// A block decoder over the bytes of a `FastScan`, its state in locals.
+/// A block decoder over the bytes of a `FastScan`.
 pub(crate) struct BlockDecoder<'a> {
     data: &'a [u8],
-    maxp: usize,
     pub(crate) bits: Bits
 }
 
 impl<'a> BlockDecoder<'a> {
     #[inline(always)]
     pub(crate) fn new(data: &'a [u8], bits: Bits) -> BlockDecoder<'a> {
-        BlockDecoder {
-            data,
-            maxp: data.len().saturating_sub(8),
-            bits
-        }
+        BlockDecoder { data, bits }
     }
 
-    /// At least 56 valid bits afterwards.
+    /// The next 57 to 64 bits, top-aligned.
     #[inline(always)]
-    fn refill(&mut self) {
-        let b = &mut self.bits;
-        let word = load_be(self.data, self.maxp, b.pos);
-        b.buf |= word >> b.count;
-        b.pos = b.pos.wrapping_add(((63 - b.count) >> 3) as usize);
-        b.count |= 56;
-    }
-
-    #[inline(always)]
-    fn consume(&mut self, n: u32) {
-        self.bits.buf <<= n;
-        self.bits.count -= n;
-    }
-
-    /// `s` (1..=15) magnitude bits, extended.
-    #[inline(always)]
-    fn magnitude(&mut self, s: u32) -> i32 {
-        let raw = (self.bits.buf >> (64 - s)) as i32;
-        self.consume(s);
-        extend(raw, s)
+    fn peek(&self) -> u64 {
+        let p = self.bits.pos;
+        load_be(self.data, p >> 3) << (p & 7)
     }
 
     /// Decodes one block into `block` (zeroed by the caller, natural order, dequantised)
     /// and updates `dc_pred`; returns zune's `decode_mcu_block` result: the zig-zag index
     /// after the last coefficient (EOB position, or 64).
     #[inline(always)]
-    pub(crate) fn decode_block(
+    fn decode_block_inner(
         &mut self, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
     ) -> Result<usize, Abandon> {
         // DC
-        self.refill();
-        let e = t.dc[(self.bits.buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+        let buf = self.peek();
+        let e = t.dc[(buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
         let diff = if e & (EXTRA | LONG) == 0 {
-            self.consume(e & 31);
+            self.bits.pos += (e & 31) as usize;
             (e as i32) >> 16
         } else {
             let (len, s) = if e & LONG != 0 {
-                let packed = decode_long(&t.dc_long, (self.bits.buf >> 48) as u32);
+                let packed = decode_long(&t.dc_long, (buf >> 48) as u32, (e >> 8) & 31);
                 if packed == 0 {
                     return Err(Abandon);
                 }
@@ -434,53 +409,75 @@ impl<'a> BlockDecoder<'a> {
             if s > 15 {
                 return Err(Abandon);
             }
-            self.consume(len);
+            self.bits.pos += len as usize;
             if s == 0 {
                 0
             } else {
-                self.magnitude(s)
+                self.bits.pos += s as usize;
+                magnitude(buf << len, s)
             }
         };
         *dc_pred = dc_pred.wrapping_add(diff);
         block[0] = dc_pred.wrapping_mul(t.qt_zz[0]);
 
-        // AC
+        // AC, two codes per reload of the bit buffer: the first may take up to 31 bits
+        // (a 16-bit code and 15 magnitude bits), which leaves at least 26 of the 57 a
+        // reload guarantees, enough for a second code unless it is longer than FAST_BITS
+        // (then the loop reloads first).
         let mut pos = 1_usize;
-        while pos < 64 {
-            self.refill();
-            let e = t.ac[(self.bits.buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
-            let (run, value);
-            if e & (EXTRA | LONG) == 0 {
-                self.consume(e & 31);
-                run = (e >> 8) & 0xFF;
-                value = (e as i32) >> 16;
-            } else {
-                let (len, rs) = if e & LONG != 0 {
-                    let packed = decode_long(&t.ac_long, (self.bits.buf >> 48) as u32);
-                    if packed == 0 {
-                        return Err(Abandon);
+        macro_rules! ac_code {
+            ($buf:ident, $second:expr) => {{
+                let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+                let (run, value);
+                if e & (EXTRA | LONG) == 0 {
+                    let n = e & 31;
+                    $buf <<= n;
+                    self.bits.pos += n as usize;
+                    run = (e >> 8) & 0xFF;
+                    value = (e as i32) >> 16;
+                } else {
+                    let (len, rs) = if e & LONG != 0 {
+                        if $second {
+                            continue;
+                        }
+                        let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
+                        if packed == 0 {
+                            return Err(Abandon);
+                        }
+                        (packed >> 8, packed & 0xFF)
+                    } else {
+                        (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
+                    };
+                    let s = rs & 15;
+                    let r = rs >> 4;
+                    $buf <<= len;
+                    if s == 0 {
+                        self.bits.pos += len as usize;
+                        run = if r == 15 { 15 } else { EOB_RUN };
+                        value = 0;
+                    } else {
+                        self.bits.pos += (len + s) as usize;
+                        run = r;
+                        value = magnitude($buf, s);
+                        $buf <<= s;
                     }
-                    (packed >> 8, packed & 0xFF)
-                } else {
-                    (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
-                };
-                self.consume(len);
-                let s = rs & 15;
-                let r = rs >> 4;
-                if s == 0 {
-                    run = if r == 15 { 15 } else { EOB_RUN };
-                    value = 0;
-                } else {
-                    run = r;
-                    value = self.magnitude(s);
                 }
+                // EOB writes a zero at the current position (still zero) and leaves
+                // pos ≥ 129; ZRL writes a zero 15 places on; a run past 63 leaves pos in
+                // 65..=79.
+                pos += run as usize;
+                let z = pos & 63;
+                block[usize::from(NATURAL[z]) & 63] = value.wrapping_mul(t.qt_zz[z]);
+                pos += 1;
+            }};
+        }
+        while pos < 64 {
+            let mut buf = self.peek();
+            ac_code!(buf, false);
+            if pos >= 64 {
+                break;
             }
-            // EOB writes a zero at the current position (still zero) and leaves pos ≥ 129;
-            // ZRL writes a zero 15 places on; a run past 63 leaves pos in 65..=79.
-            pos += run as usize;
-            let z = pos & 63;
-            block[usize::from(NATURAL[z]) & 63] = value.wrapping_mul(t.qt_zz[z]);
-            pos += 1;
+            ac_code!(buf, true);
         }
         match pos {
             64 => Ok(64),
@@ -490,3 +487,27 @@ impl<'a> BlockDecoder<'a> {
     }
 }
 
+
+/// `decode_block` result for a stream the fast path gives up on.
+pub(crate) const ABANDON: u32 = 255;
+
+/// One block (`BlockDecoder::decode_block_inner`), out of line and with no calls inside,
+/// so that V8 keeps the bit reader in registers: the zig-zag index after the last
+/// coefficient, or `ABANDON`.
+#[inline(never)]
+pub(crate) fn decode_block(
+    dec: &mut BlockDecoder<'_>, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
+) -> u32 {
+    let mut local = BlockDecoder {
+        data: dec.data,
+        bits: dec.bits
+    };
+    let mut pred = *dc_pred;
+    let result = local.decode_block_inner(t, block, &mut pred);
+    dec.bits = local.bits;
+    *dc_pred = pred;
+    match result {
+        Ok(len) => len as u32,
+        Err(Abandon) => ABANDON
+    }
+}

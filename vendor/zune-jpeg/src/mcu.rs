@@ -19,7 +19,9 @@ use crate::bitstream::BitStream;
 use crate::components::SampleRatios;
 use crate::decoder::MAX_COMPONENTS;
 use crate::errors::DecodeErrors;
-use crate::fast_scan::{Abandon, BlockDecoder, ComponentTables, FastScan, ScanControl};
+use crate::fast_scan::{
+    decode_block, Abandon, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON
+};
 use crate::marker::Marker;
 use crate::mcu_prog::get_marker;
 use crate::misc::{calculate_padded_width, setup_component_params};
@@ -485,7 +487,10 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
                         if component.needed {
                             let clobber_len = if !clobber_more_than_4x4 { 32 } else { 64 };
                             tmp[..clobber_len].fill(0);
-                            let len = dec.decode_block(t, tmp, &mut component.dc_pred)?;
+                            let len = decode_block(&mut dec, t, tmp, &mut component.dc_pred);
+                            if len == ABANDON {
+                                return Err(Abandon);
+                            }
                             clobber_more_than_4x4 = len > 10;
                             let c2 = v_samp * 8;
                             let c3 = ((j * component.horizontal_sample) + h_samp) * 8;
