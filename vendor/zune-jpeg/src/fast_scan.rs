@@ -426,12 +426,13 @@ impl<'a> BlockDecoder<'a> {
         // (then the loop reloads first).
         let mut pos = 1_usize;
         macro_rules! ac_code {
-            ($buf:ident, $second:expr) => {{
+            ($buf:ident, $avail:ident, $second:expr) => {{
                 let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
                 let (run, value);
                 if e & (EXTRA | LONG) == 0 {
                     let n = e & 31;
                     $buf <<= n;
+                    $avail -= n;
                     self.bits.pos += n as usize;
                     run = (e >> 8) & 0xFF;
                     value = (e as i32) >> 16;
@@ -452,10 +453,12 @@ impl<'a> BlockDecoder<'a> {
                     let r = rs >> 4;
                     $buf <<= len;
                     if s == 0 {
+                        $avail -= len;
                         self.bits.pos += len as usize;
                         run = if r == 15 { 15 } else { EOB_RUN };
                         value = 0;
                     } else {
+                        $avail -= len + s;
                         self.bits.pos += (len + s) as usize;
                         run = r;
                         value = magnitude($buf, s);
@@ -471,13 +474,16 @@ impl<'a> BlockDecoder<'a> {
                 pos += 1;
             }};
         }
+        // the bit buffer is reloaded only when fewer than 31 bits (the longest code with
+        // its magnitude bits) are left in it
+        let mut buf = self.peek();
+        let mut avail = 64 - (self.bits.pos & 7) as u32;
         while pos < 64 {
-            let mut buf = self.peek();
-            ac_code!(buf, false);
-            if pos >= 64 {
-                break;
+            if avail < 31 {
+                buf = self.peek();
+                avail = 64 - (self.bits.pos & 7) as u32;
             }
-            ac_code!(buf, true);
+            ac_code!(buf, avail, false);
         }
         match pos {
             64 => Ok(64),
