@@ -151,10 +151,14 @@ fn decode_checked(
     // The vendored zune-jpeg's fast scan path first (vendor/PATCHES.md); it gives up with
     // `FastScanAbandoned` on anything it does not handle exactly like the standard path,
     // and the stream is then decoded again from the start without it.
-    let fast = FAST_SCAN.with(|f| f.get());
-    match run_decoder(stream, options, fast, out) {
-        Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) => run_decoder(stream, options, false, out),
-        result => result,
+    // (One call site in a loop rather than two calls: the decoder is then inlined here
+    // once, with the options known, which keeps the module as small as before.)
+    let mut fast = FAST_SCAN.with(|f| f.get());
+    loop {
+        match run_decoder(stream, options, fast, out) {
+            Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) if fast => fast = false,
+            result => break result,
+        }
     }
     .map_err(|e| match e {
         RunError::Decoder(e) => decoder_error(e),
