@@ -90,11 +90,6 @@ function buildModule({ name, variant, targetDir, features }) {
   ]);
   const wasmFile = path.join(outDir, `${name}_bg.wasm`);
   run(wasmOpt, [
-    // zune-jpeg's fast block decoder must stay a function of its own, without calls inside,
-    // so that V8 keeps its bit reader in registers (vendor/PATCHES.md, fast scan path);
-    // -O3 would inline it into its only caller, where the IDCT calls make V8 spill it.
-    // (A pass flag: it must come before -O3.)
-    "--no-inline=*fast_scan*decode_block*",
     "-O3", ...(keepNames ? ["-g"] : []), "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
     "--enable-reference-types", "--enable-multivalue", ...(simd ? ["--enable-simd"] : []),
     wasmFile, "-o", wasmFile,
