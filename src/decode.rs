@@ -1,10 +1,10 @@
 //! JPEG stream → chunk samples: header checks first (nothing is allocated from the
 //! stream's claims), then zune-jpeg, then the conversion to `decoded_color_space`.
 
+use zune_jpeg::errors::DecodeErrors;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
-use zune_jpeg::errors::DecodeErrors;
 use zune_jpeg::JpegDecoder;
 
 use crate::chunk::ChunkLayout;
