@@ -3,13 +3,13 @@
 //! (`JpegDecoder::set_fast_scan`) and the decoder is in strict mode.
 //!
 //! The scan's entropy-coded bytes are first copied, with the `0xFF00` stuffing removed,
-//! into one buffer (`FastScan`), which records where each restart interval's bytes end.
-//! Blocks are then decoded from that buffer with the bit buffer, its bit count and the
-//! read position in locals: a branch-free refill (an 8-byte big-endian load at the byte
-//! position, shifted into place; at least 56 bits after it), one table look-up per
-//! coefficient in a 10-bit table whose entries give length, zero run and value (or the
-//! number of magnitude bits still to read), end-of-block and ZRL included; codes longer
-//! than 10 bits go through zune's own code-length search, out of line.
+//! into one buffer (`FastScan`, stored byte-reversed), which records where each restart
+//! interval's bytes end. Blocks are then decoded from that buffer by a function with no
+//! calls inside, its state in locals: the bit position, and a 64-bit buffer reloaded from
+//! it (one 8-byte load, shifted into place: at least 57 bits) whenever fewer than 31 bits
+//! are left; one look-up per code in a 10-bit table whose entries give length, zero run and
+//! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
+//! codes longer than 10 bits go through zune's own code-length search.
 //!
 //! The path is built so that whenever it finishes, the standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
