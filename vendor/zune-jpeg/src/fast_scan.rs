@@ -420,13 +420,10 @@ impl<'a> BlockDecoder<'a> {
         *dc_pred = dc_pred.wrapping_add(diff);
         block[0] = dc_pred.wrapping_mul(t.qt_zz[0]);
 
-        // AC, two codes per reload of the bit buffer: the first may take up to 31 bits
-        // (a 16-bit code and 15 magnitude bits), which leaves at least 26 of the 57 a
-        // reload guarantees, enough for a second code unless it is longer than FAST_BITS
-        // (then the loop reloads first).
+        // AC
         let mut pos = 1_usize;
         macro_rules! ac_code {
-            ($buf:ident, $avail:ident, $second:expr) => {{
+            ($buf:ident, $avail:ident) => {{
                 let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
                 let (run, value);
                 if e & (EXTRA | LONG) == 0 {
@@ -438,9 +435,6 @@ impl<'a> BlockDecoder<'a> {
                     value = (e as i32) >> 16;
                 } else {
                     let (len, rs) = if e & LONG != 0 {
-                        if $second {
-                            continue;
-                        }
                         let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
                         if packed == 0 {
                             return Err(Abandon);
@@ -475,7 +469,7 @@ impl<'a> BlockDecoder<'a> {
             }};
         }
         // the bit buffer is reloaded only when fewer than 31 bits (the longest code with
-        // its magnitude bits) are left in it
+        // its magnitude bits) are left in it; a reload leaves at least 57
         let mut buf = self.peek();
         let mut avail = 64 - (self.bits.pos & 7) as u32;
         while pos < 64 {
@@ -483,7 +477,7 @@ impl<'a> BlockDecoder<'a> {
                 buf = self.peek();
                 avail = 64 - (self.bits.pos & 7) as u32;
             }
-            ac_code!(buf, avail, false);
+            ac_code!(buf, avail);
         }
         match pos {
             64 => Ok(64),
