@@ -109,7 +109,8 @@ fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
 #[inline(always)]
 fn decode_long(long: &LongCodes, peek16: u32, start: u32) -> u32 {
     let symbol = peek16 as i32;
-    let mut code_length = start as i32;
+    // (entries hold 10; the clamp leaves no out-of-bounds index, so no panic path)
+    let mut code_length = start.min(17) as i32;
     while code_length < 17 {
         if symbol < long.maxcode[code_length as usize] {
             break;
