@@ -1,6 +1,7 @@
 //! JPEG stream → chunk samples: header checks first (nothing is allocated from the
 //! stream's claims), then zune-jpeg, then the conversion to `decoded_color_space`.
 
+use zune_jpeg::errors::DecodeErrors;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
@@ -147,16 +148,25 @@ fn decode_checked(
         .set_strict_mode(true)
         .jpeg_set_max_scans(MAX_SCANS)
         .jpeg_set_out_colorspace(zune_out);
-    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
-    decoder.decode_headers().map_err(decoder_error)?;
-    if decoder.output_buffer_size() != Some(out.len()) {
-        return Err(CodecError::mismatch(format!(
-            "the decoder would produce {:?} bytes but the chunk holds {}",
-            decoder.output_buffer_size(),
-            out.len()
-        )));
+    // The vendored zune-jpeg's fast scan path first (vendor/PATCHES.md); it gives up with
+    // `FastScanAbandoned` on anything it does not handle exactly like the standard path,
+    // and the stream is then decoded again from the start without it.
+    // (One call site in a loop rather than two calls: the decoder is then inlined here
+    // once, with the options known, which keeps the module as small as before.)
+    let mut fast = FAST_SCAN.with(|f| f.get());
+    loop {
+        match run_decoder(stream, options, fast, out) {
+            Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) if fast => fast = false,
+            result => break result,
+        }
     }
-    decoder.decode_into(out).map_err(decoder_error)?;
+    .map_err(|e| match e {
+        RunError::Decoder(e) => decoder_error(e),
+        RunError::Size(size) => CodecError::mismatch(format!(
+            "the decoder would produce {size:?} bytes but the chunk holds {}",
+            out.len()
+        )),
+    })?;
     if let Some(convert) = convert {
         convert(out);
     }
@@ -260,6 +270,47 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
             describe()
         )));
     }
+    Ok(())
+}
+
+std::thread_local! {
+    /// Whether decodes on this thread try zune-jpeg's fast scan path (always, except in
+    /// tests that compare it with the standard path: `set_fast_scan_for_tests`).
+    static FAST_SCAN: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Test hook: `false` makes this thread's decodes skip zune-jpeg's fast scan path, so a
+/// test can compare both paths (tests/fast_scan.rs). Not part of the API.
+#[doc(hidden)]
+pub fn set_fast_scan_for_tests(yes: bool) {
+    FAST_SCAN.with(|f| f.set(yes));
+}
+
+enum RunError {
+    Decoder(DecodeErrors),
+    Size(Option<usize>),
+}
+
+impl From<DecodeErrors> for RunError {
+    fn from(e: DecodeErrors) -> Self {
+        RunError::Decoder(e)
+    }
+}
+
+/// One zune-jpeg decoder over `stream`, with or without the fast scan path.
+fn run_decoder(
+    stream: &[u8],
+    options: DecoderOptions,
+    fast: bool,
+    out: &mut [u8],
+) -> core::result::Result<(), RunError> {
+    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
+    decoder.set_fast_scan(fast);
+    decoder.decode_headers()?;
+    if decoder.output_buffer_size() != Some(out.len()) {
+        return Err(RunError::Size(decoder.output_buffer_size()));
+    }
+    decoder.decode_into(out)?;
     Ok(())
 }
 

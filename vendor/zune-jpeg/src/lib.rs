@@ -185,6 +185,7 @@ mod color_convert;
 mod components;
 mod decoder;
 pub mod errors;
+mod fast_scan;
 mod headers;
 mod huffman;
 #[cfg(not(fuzzing))]

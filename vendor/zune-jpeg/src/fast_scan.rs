@@ -1,0 +1,514 @@
+//! zarr-jpeg: an optimistic fast path for sequential Huffman scans that hold every
+//! component (interleaved, or one component), used only when the caller asks for it
+//! (`JpegDecoder::set_fast_scan`) and the decoder is in strict mode.
+//!
+//! The scan's entropy-coded bytes are first copied, with the `0xFF00` stuffing removed,
+//! into one buffer (`FastScan`, stored byte-reversed), which records where each restart
+//! interval's bytes end. Blocks are then decoded from that buffer by a function with no
+//! calls inside, its state in locals: the bit position, and a 64-bit buffer reloaded from
+//! it (one 8-byte load, shifted into place: at least 57 bits) whenever fewer than 31 bits
+//! are left; one look-up per code in a 10-bit table whose entries give length, zero run and
+//! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
+//! codes longer than 10 bits go through zune's own code-length search.
+//!
+//! The path is built so that whenever it finishes, the standard path would have decoded
+//! the same coefficients into the same places and produced the same output: it accepts a
+//! scan only if the data up to the first marker other than RSTn ends in EOI, no 0xFF fill
+//! bytes occur, no code is invalid, no coefficient lands past position 63, no restart
+//! interval and no scan reads past its own bytes, and every restart interval leaves fewer
+//! than 8 bits of its bytes unread. Everything else (and any error at all) returns
+//! [`Abandon`]; the caller then decodes the stream again with the standard path, so
+//! errors and results on unusual or corrupt streams are exactly the standard path's.
+//! The decoded values come from zune's own tables (`lookup`, `maxcode`, `offset`,
+//! `values`), the code lengths of every 10-bit prefix computed with the same search as
+//! `decode_huff!`.
+
+use alloc::vec::Vec;
+
+use zune_core::bytestream::{ZByteReaderTrait, ZReader};
+
+use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
+use crate::misc::UN_ZIGZAG;
+
+/// The fast path gave up; the stream must be decoded again with the standard path.
+#[derive(Debug)]
+pub(crate) struct Abandon;
+
+/// Bits of look-ahead of the fast tables.
+const FAST_BITS: u32 = 10;
+const FAST_SIZE: usize = 1 << FAST_BITS;
+
+// Table entries (u32):
+//   bits 0-4   bits consumed by the entry (code length, plus the magnitude bits when the
+//              value is in the entry)
+//   bit 5      EXTRA: the value is not in the entry; bits 16-19 give the number of
+//              magnitude bits that follow the code
+//   bit 6      LONG: the code is longer than FAST_BITS (or invalid): zune's search, from
+//              the code length in bits 8-15
+//   bits 8-15  zero run before the coefficient; 128 for end of block
+//   bits 16-31 the coefficient (i16) unless EXTRA
+const EXTRA: u32 = 1 << 5;
+const LONG: u32 = 1 << 6;
+const EOB_RUN: u32 = 128;
+
+/// Zig-zag position → natural position.
+const NATURAL: [u8; 64] = {
+    let mut n = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        n[i] = UN_ZIGZAG[i] as u8;
+        i += 1;
+    }
+    n
+};
+
+/// What `decode_huff!` needs for codes longer than `FAST_BITS`.
+#[derive(Clone)]
+pub(crate) struct LongCodes {
+    maxcode: [i32; 18],
+    offset:  [i32; 18],
+    values:  [u8; 256]
+}
+
+/// The tables of one component.
+#[derive(Clone)]
+pub(crate) struct ComponentTables {
+    dc:      [u32; FAST_SIZE],
+    ac:      [u32; FAST_SIZE],
+    /// Quantisation table in zig-zag order.
+    qt_zz:   [i32; 64],
+    dc_long: LongCodes,
+    ac_long: LongCodes
+}
+
+/// `decode_huff!` on a 16-bit look-ahead: (code length, symbol), or `None` for a bad code.
+fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
+    let entry = table.lookup[(peek16 >> (16 - HUFF_LOOKAHEAD)) as usize & ((1 << HUFF_LOOKAHEAD) - 1)];
+    let code_length = entry >> HUFF_LOOKAHEAD;
+    if code_length > i32::from(HUFF_LOOKAHEAD) {
+        let long = LongCodes {
+            maxcode: table.maxcode,
+            offset:  table.offset,
+            values:  table.values
+        };
+        let packed = decode_long(&long, peek16 as u32, u32::from(HUFF_LOOKAHEAD) + 1);
+        if packed == 0 {
+            return None;
+        }
+        return Some((packed >> 8, packed & 0xFF));
+    }
+    Some((code_length as u32, (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32))
+}
+
+/// The search of `decode_huff!` from code length `start` (`HUFF_LOOKAHEAD + 1`, where it
+/// starts whenever the 9-bit look-up fails): `length << 8 | symbol`, or 0 for a bad code.
+/// Inlined: a call in the block loop would make V8 keep the bit reader on the stack. The
+/// start comes from the table entry so that LLVM cannot unroll the search into constant
+/// offsets and hoist its loads out of the loop (their registers would push the bit reader
+/// onto V8's stack).
+#[inline(always)]
+fn decode_long(long: &LongCodes, peek16: u32, start: u32) -> u32 {
+    let symbol = peek16 as i32;
+    // (entries hold 10; the clamp leaves no out-of-bounds index, so no panic path)
+    let mut code_length = start.min(17) as i32;
+    while code_length < 17 {
+        if symbol < long.maxcode[code_length as usize] {
+            break;
+        }
+        code_length += 1;
+    }
+    if code_length == 17 {
+        return 0;
+    }
+    let code = symbol >> (16 - code_length);
+    let value = long.values[((code + long.offset[code_length as usize]) & 0xFF) as usize];
+    ((code_length as u32) << 8) | u32::from(value)
+}
+
+/// The `s` (1..=15) magnitude bits at the top of `buf`, extended.
+#[inline(always)]
+fn magnitude(buf: u64, s: u32) -> i32 {
+    extend((buf >> (64 - s)) as i32, s)
+}
+
+/// JPEG's EXTEND of `s` (1..=15) magnitude bits.
+#[inline(always)]
+fn extend(raw: i32, s: u32) -> i32 {
+    if raw < (1 << (s - 1)) {
+        raw - (1 << s) + 1
+    } else {
+        raw
+    }
+}
+
+fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
+    // LONG entries hold the code length the search starts from
+    let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let peek16 = (i << (16 - FAST_BITS)) as i32;
+        let Some((len, symbol)) = decode_symbol(table, peek16) else {
+            continue;
+        };
+        if len == 0 || len > FAST_BITS {
+            continue;
+        }
+        let (run, size) = if is_dc { (0, symbol) } else { (symbol >> 4, symbol & 15) };
+        if size > 15 {
+            continue; // not for DC tables, which zune validates; kept out of the fast path
+        }
+        *slot = if size == 0 {
+            if is_dc {
+                len // a zero difference
+            } else if run == 15 {
+                len | (15 << 8) // ZRL: a zero written 15 places on
+            } else {
+                len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
+            }
+        } else if len + size <= FAST_BITS {
+            let raw = ((i as u32) >> (FAST_BITS - len - size)) & ((1 << size) - 1);
+            let value = extend(raw as i32, size);
+            (len + size) | (run << 8) | ((value as u32) << 16)
+        } else {
+            len | EXTRA | (run << 8) | (size << 16)
+        };
+    }
+    out
+}
+
+impl ComponentTables {
+    #[inline(never)]
+    pub(crate) fn new(dc: &HuffmanTable, ac: &HuffmanTable, qt: &[i32; 64]) -> ComponentTables {
+        let mut qt_zz = [0; 64];
+        for (z, q) in qt_zz.iter_mut().enumerate() {
+            *q = qt[usize::from(NATURAL[z]) & 63];
+        }
+        ComponentTables {
+            dc: build_table(dc, true),
+            ac: build_table(ac, false),
+            qt_zz,
+            dc_long: LongCodes {
+                maxcode: dc.maxcode,
+                offset:  dc.offset,
+                values:  dc.values
+            },
+            ac_long: LongCodes {
+                maxcode: ac.maxcode,
+                offset:  ac.offset,
+                values:  ac.values
+            }
+        }
+    }
+}
+
+/// Position of the bit reader: bits of the scan buffer consumed so far. The bit buffer
+/// itself is reloaded from it before every code, so nothing else is carried.
+#[derive(Clone, Copy)]
+pub(crate) struct Bits {
+    pub(crate) pos: usize
+}
+
+/// The 8 bytes at forward position `p` as a big-endian u64, from the byte-reversed
+/// buffer `rev` (where they are a little-endian u64 at `rev.len() - 8 - p`: wasm has no
+/// byte swap, and LLVM expands one into ~20 shifts and masks). 0 past the end, which
+/// only streams read past their end reach; they are abandoned.
+#[inline(always)]
+fn load_be(rev: &[u8], p: usize) -> u64 {
+    let q = rev.len().wrapping_sub(8).wrapping_sub(p);
+    match rev.get(q..q.wrapping_add(8)) {
+        Some(s) => match <[u8; 8]>::try_from(s) {
+            Ok(a) => u64::from_le_bytes(a),
+            Err(_) => 0
+        },
+        None => 0
+    }
+}
+
+/// The destuffed entropy-coded data of one scan, and where its restart intervals end.
+pub(crate) struct FastScan {
+    /// Destuffed bytes of all restart intervals, then 8 zero bytes, all in reverse
+    /// order (see `load_be`).
+    pub(crate) data: Vec<u8>,
+    pub(crate) ctl:  ScanControl
+}
+
+/// Restart-interval bookkeeping of a `FastScan`.
+pub(crate) struct ScanControl {
+    /// End (exclusive, in `data`) of each restart interval's bytes; the last one is
+    /// followed by EOI, the others by RSTn.
+    seg_ends: Vec<usize>,
+    /// Restart interval being decoded.
+    seg:      usize,
+    /// The last interval ended at a restart boundary: no MCU may follow.
+    ended:    bool,
+    /// Bit reader state between MCU rows.
+    pub(crate) bits: Bits,
+    /// Source position just after the EOI marker.
+    pub(crate) end_position: usize
+}
+
+/// First index of a 0xFF byte in `bytes`, eight bytes at a time.
+#[inline(always)]
+fn find_ff(bytes: &[u8]) -> Option<usize> {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let Ok(a) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let y = !u64::from_le_bytes(a); // 0xFF bytes become zero bytes
+        let t = y.wrapping_sub(0x0101_0101_0101_0101) & !y & 0x8080_8080_8080_8080;
+        if t != 0 {
+            return Some(base + (t.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == 0xFF)
+        .map(|i| base + i)
+}
+
+impl FastScan {
+    /// Reads the rest of the stream from the reader's position and destuffs the scan
+    /// data; `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
+    #[inline(never)]
+    pub(crate) fn new<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Result<FastScan, Abandon> {
+        let start = reader.position().map_err(|_| Abandon)? as usize;
+        let mut data = Vec::new();
+        reader.read_all(&mut data).map_err(|_| Abandon)?;
+        // bit positions (8 per byte, plus what a broken row may read past the end) must fit
+        // a usize with room to spare: 256 MB on wasm32
+        if data.len() >= usize::MAX / 16 {
+            return Err(Abandon);
+        }
+        let mut seg_ends = Vec::new();
+        let (mut r, mut w) = (0, 0);
+        let eoi_at = loop {
+            let at = r + find_ff(data.get(r..).ok_or(Abandon)?).ok_or(Abandon)?;
+            data.copy_within(r..at, w);
+            w += at - r;
+            match data.get(at + 1) {
+                Some(0x00) => {
+                    if let Some(b) = data.get_mut(w) {
+                        *b = 0xFF;
+                    }
+                    w += 1;
+                }
+                Some(0xD0..=0xD7) => seg_ends.push(w),
+                Some(0xD9) => {
+                    seg_ends.push(w);
+                    break at + 2;
+                }
+                _ => return Err(Abandon) // other markers, fill bytes, end of data
+            }
+            r = at + 2;
+        };
+        data.truncate(w);
+        data.extend_from_slice(&[0; 8]);
+        data.reverse();
+        Ok(FastScan {
+            data,
+            ctl: ScanControl {
+                seg_ends,
+                seg: 0,
+                ended: false,
+                bits: Bits { pos: 0 },
+                end_position: start + eoi_at
+            }
+        })
+    }
+}
+
+impl ScanControl {
+    fn seg_end_bits(&self) -> Result<usize, Abandon> {
+        Ok(self.seg_ends.get(self.seg).ok_or(Abandon)? * 8)
+    }
+
+    /// After an MCU row: `Abandon` if the current interval was read past its end.
+    pub(crate) fn check_row(&self, bits: &Bits) -> Result<(), Abandon> {
+        if bits.pos > self.seg_end_bits()? {
+            return Err(Abandon);
+        }
+        Ok(())
+    }
+
+    /// At the end of the scan: every interval used, none read past its end.
+    pub(crate) fn check_end(&self) -> Result<(), Abandon> {
+        self.check_row(&self.bits)?;
+        if self.seg + 1 != self.seg_ends.len() {
+            return Err(Abandon);
+        }
+        Ok(())
+    }
+
+    /// At a restart boundary (zune's `handle_rst_main`): the interval's bytes must be used
+    /// up to fewer than 8 bits; then the next interval (DC predictions reset by the
+    /// caller), or, after the last one, no more MCUs. Returns whether to reset DC.
+    pub(crate) fn restart(&mut self, bits: &mut Bits) -> Result<bool, Abandon> {
+        let end = self.seg_end_bits()?;
+        let used = bits.pos;
+        if used > end || end - used >= 8 {
+            return Err(Abandon);
+        }
+        if self.seg + 1 == self.seg_ends.len() {
+            self.ended = true;
+            return Ok(false);
+        }
+        *bits = Bits { pos: end };
+        self.seg += 1;
+        Ok(true)
+    }
+
+    pub(crate) fn ended(&self) -> bool {
+        self.ended
+    }
+}
+
+/// A block decoder over the bytes of a `FastScan`.
+pub(crate) struct BlockDecoder<'a> {
+    data: &'a [u8],
+    pub(crate) bits: Bits
+}
+
+impl<'a> BlockDecoder<'a> {
+    #[inline(always)]
+    pub(crate) fn new(data: &'a [u8], bits: Bits) -> BlockDecoder<'a> {
+        BlockDecoder { data, bits }
+    }
+
+    /// The next 57 to 64 bits, top-aligned.
+    #[inline(always)]
+    fn peek(&self) -> u64 {
+        let p = self.bits.pos;
+        load_be(self.data, p >> 3) << (p & 7)
+    }
+
+    /// Decodes one block into `block` (zeroed by the caller, natural order, dequantised)
+    /// and updates `dc_pred`; returns zune's `decode_mcu_block` result: the zig-zag index
+    /// after the last coefficient (EOB position, or 64).
+    #[inline(always)]
+    fn decode_block_inner(
+        &mut self, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
+    ) -> Result<usize, Abandon> {
+        // DC
+        let buf = self.peek();
+        let e = t.dc[(buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+        let diff = if e & (EXTRA | LONG) == 0 {
+            self.bits.pos += (e & 31) as usize;
+            (e as i32) >> 16
+        } else {
+            let (len, s) = if e & LONG != 0 {
+                let packed = decode_long(&t.dc_long, (buf >> 48) as u32, (e >> 8) & 31);
+                if packed == 0 {
+                    return Err(Abandon);
+                }
+                (packed >> 8, packed & 0xFF)
+            } else {
+                (e & 31, (e >> 16) & 15)
+            };
+            if s > 15 {
+                return Err(Abandon);
+            }
+            self.bits.pos += len as usize;
+            if s == 0 {
+                0
+            } else {
+                self.bits.pos += s as usize;
+                magnitude(buf << len, s)
+            }
+        };
+        *dc_pred = dc_pred.wrapping_add(diff);
+        block[0] = dc_pred.wrapping_mul(t.qt_zz[0]);
+
+        // AC
+        let mut pos = 1_usize;
+        macro_rules! ac_code {
+            ($buf:ident, $avail:ident) => {{
+                let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+                let (run, value);
+                if e & (EXTRA | LONG) == 0 {
+                    let n = e & 31;
+                    $buf <<= n;
+                    $avail -= n;
+                    self.bits.pos += n as usize;
+                    run = (e >> 8) & 0xFF;
+                    value = (e as i32) >> 16;
+                } else {
+                    let (len, rs) = if e & LONG != 0 {
+                        let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
+                        if packed == 0 {
+                            return Err(Abandon);
+                        }
+                        (packed >> 8, packed & 0xFF)
+                    } else {
+                        (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
+                    };
+                    let s = rs & 15;
+                    let r = rs >> 4;
+                    $buf <<= len;
+                    if s == 0 {
+                        $avail -= len;
+                        self.bits.pos += len as usize;
+                        run = if r == 15 { 15 } else { EOB_RUN };
+                        value = 0;
+                    } else {
+                        $avail -= len + s;
+                        self.bits.pos += (len + s) as usize;
+                        run = r;
+                        value = magnitude($buf, s);
+                        $buf <<= s;
+                    }
+                }
+                // EOB writes a zero at the current position (still zero) and leaves
+                // pos ≥ 129; ZRL writes a zero 15 places on; a run past 63 leaves pos in
+                // 65..=79.
+                pos += run as usize;
+                let z = pos & 63;
+                block[usize::from(NATURAL[z]) & 63] = value.wrapping_mul(t.qt_zz[z]);
+                pos += 1;
+            }};
+        }
+        // the bit buffer is reloaded only when fewer than 31 bits (the longest code with
+        // its magnitude bits) are left in it; a reload leaves at least 57
+        let mut buf = self.peek();
+        let mut avail = 64 - (self.bits.pos & 7) as u32;
+        while pos < 64 {
+            if avail < 31 {
+                buf = self.peek();
+                avail = 64 - (self.bits.pos & 7) as u32;
+            }
+            ac_code!(buf, avail);
+        }
+        match pos {
+            64 => Ok(64),
+            p if p > 128 => Ok(p - 129),
+            _ => Err(Abandon)
+        }
+    }
+}
+
+
+/// `decode_block` result for a stream the fast path gives up on.
+pub(crate) const ABANDON: u32 = 255;
+
+/// One block (`BlockDecoder::decode_block_inner`), a function with no calls inside: the
+/// zig-zag index after the last coefficient, or `ABANDON`. (wasm-opt inlines it into the
+/// row loop; keeping it out of line there measured the same.)
+#[inline(never)]
+pub(crate) fn decode_block(
+    dec: &mut BlockDecoder<'_>, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
+) -> u32 {
+    let mut local = BlockDecoder {
+        data: dec.data,
+        bits: dec.bits
+    };
+    let mut pred = *dc_pred;
+    let result = local.decode_block_inner(t, block, &mut pred);
+    dec.bits = local.bits;
+    *dc_pred = pred;
+    match result {
+        Ok(len) => len as u32,
+        Err(Abandon) => ABANDON
+    }
+}
