@@ -153,7 +153,7 @@ fn decode_checked(
     // and the stream is then decoded again from the start without it.
     // (One call site in a loop rather than two calls: the decoder is then inlined here
     // once, with the options known, which keeps the module as small as before.)
-    let mut fast = FAST_SCAN.with(|f| f.get());
+    let mut fast = fast_scan_enabled();
     loop {
         match run_decoder(stream, options, fast, out) {
             Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) if fast => fast = false,
@@ -273,15 +273,24 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
     Ok(())
 }
 
+/// Whether decodes try zune-jpeg's fast scan path: always, except in tests that compare it
+/// with the standard path (`set_fast_scan_for_tests`, test builds only).
+fn fast_scan_enabled() -> bool {
+    #[cfg(feature = "scalar-reference")]
+    return FAST_SCAN.with(|f| f.get());
+    #[cfg(not(feature = "scalar-reference"))]
+    true
+}
+
+#[cfg(feature = "scalar-reference")]
 std::thread_local! {
-    /// Whether decodes on this thread try zune-jpeg's fast scan path (always, except in
-    /// tests that compare it with the standard path: `set_fast_scan_for_tests`).
     static FAST_SCAN: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
 /// Test hook: `false` makes this thread's decodes skip zune-jpeg's fast scan path, so a
-/// test can compare both paths (tests/fast_scan.rs). Not part of the API.
+/// test can compare both paths (tests/fast_scan.rs). Not part of the API; test builds only.
 #[doc(hidden)]
+#[cfg(feature = "scalar-reference")]
 pub fn set_fast_scan_for_tests(yes: bool) {
     FAST_SCAN.with(|f| f.set(yes));
 }
