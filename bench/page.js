@@ -282,6 +282,11 @@ async function runCase(spec, timing) {
     for (const a of active) {
       if (a.entry.error) continue;
       try {
+        // Collect first (outside the timed region), so one candidate's garbage is not
+        // collected on the next one's clock; a collection its own allocations trigger still
+        // counts. (gc exists when Chromium runs with --js-flags=--expose-gc, as bench/run.mjs
+        // starts it.)
+        globalThis.gc?.();
         const t0 = now();
         for (let i = 0; i < a.entry.iters; i++) await a.c.run();
         a.entry.samplesMs.push((now() - t0) / a.entry.iters);

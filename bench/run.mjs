@@ -185,7 +185,8 @@ async function main() {
   const { launchBrowser } = await import("../tests/js/helpers/browser.mjs");
   const tjVersion = flag("--no-tjbench") ? null : tjbenchVersion();
   const server = await startServer(root);
-  const browser = await launchBrowser();
+  // gc() in the page: each timed sample starts with a collected heap (bench/page.js).
+  const browser = await launchBrowser({ extraArgs: ["--js-flags=--expose-gc"] });
   let env;
   try {
     const page = await browser.newPage();

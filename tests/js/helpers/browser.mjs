@@ -17,7 +17,8 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-export async function launchBrowser() {
+/** `extraArgs`: more Chromium flags (the benchmark adds `--js-flags=--expose-gc`). */
+export async function launchBrowser({ extraArgs = [] } = {}) {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium not found at ${CHROMIUM_PATH}; run \`npm run setup\` (installs Debian's chromium)`);
   }
@@ -25,7 +26,7 @@ export async function launchBrowser() {
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...extraArgs],
   });
   return {
     context,
