@@ -21,6 +21,30 @@ pub const BASELINE_SCHEMES: [(u8, u8); 8] = [
     (2, 4),
 ];
 
+/// `BASELINE_SCHEMES` as the vendored jpeg-encoder names them, in the same order.
+#[cfg(feature = "encoder")]
+pub const ENCODER_SAMPLING_FACTORS: [jpeg_encoder::SamplingFactor; 8] = {
+    use jpeg_encoder::SamplingFactor::*;
+    [F_1_1, F_2_1, F_1_2, F_2_2, F_4_1, F_1_4, F_4_2, F_2_4]
+};
+
+/// Every input colour type of the vendored jpeg-encoder, with its bytes per pixel.
+#[cfg(feature = "encoder")]
+pub const ENCODER_COLOUR_TYPES: [(jpeg_encoder::ColorType, usize); 9] = {
+    use jpeg_encoder::ColorType::*;
+    [
+        (Luma, 1),
+        (Rgb, 3),
+        (Rgba, 4),
+        (Bgr, 3),
+        (Bgra, 4),
+        (Ycbcr, 3),
+        (Cmyk, 4),
+        (CmykAsYcck, 4),
+        (Ycck, 4),
+    ]
+};
+
 pub fn repo_path(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }

@@ -4,7 +4,7 @@
 //! checkerboards and noise, at several qualities must give the same bytes. Built without
 //! `+simd128` both sides run the scalar code and the test checks nothing new.
 
-use crate::common::{config, pattern_image as image, BASELINE_SCHEMES};
+use crate::common::{config, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES};
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{encode, encode_scalar_reference};
 
@@ -74,19 +74,8 @@ fn simd_kernels_write_the_same_bytes_as_the_scalar_code() {
 /// interleaved writer), restart intervals, `Nearest` chroma, every input colour type.
 #[wasm_bindgen_test]
 fn simd_kernels_match_the_scalar_code_on_every_encoder_path() {
-    use jpeg_encoder::{ChromaSubsamplingMethod, ColorType, Encoder, SamplingFactor};
+    use jpeg_encoder::{ChromaSubsamplingMethod, Encoder, SamplingFactor};
 
-    let colours = [
-        (ColorType::Luma, 1),
-        (ColorType::Rgb, 3),
-        (ColorType::Rgba, 4),
-        (ColorType::Bgr, 3),
-        (ColorType::Bgra, 4),
-        (ColorType::Ycbcr, 3),
-        (ColorType::Cmyk, 4),
-        (ColorType::CmykAsYcck, 4),
-        (ColorType::Ycck, 4),
-    ];
     let samplings = [
         SamplingFactor::F_1_1,
         SamplingFactor::F_2_1,
@@ -95,7 +84,7 @@ fn simd_kernels_match_the_scalar_code_on_every_encoder_path() {
         SamplingFactor::R_4_2_1,
     ];
     let mut cases = 0;
-    for (colour, channels) in colours {
+    for (colour, channels) in ENCODER_COLOUR_TYPES {
         for sampling in samplings {
             for path in 0..5 {
                 for (height, width) in [(1, 1), (13, 7), (61, 47)] {

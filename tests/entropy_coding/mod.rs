@@ -12,9 +12,9 @@
 //! - Natively, libjpeg-turbo's `djpeg` must decode every stream the codec writes, and
 //!   agree with zune-jpeg on it.
 
-use crate::common::pattern_image as image;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::common::{config, BASELINE_SCHEMES, PATTERNS};
+use crate::common::{pattern_image as image, ENCODER_COLOUR_TYPES, ENCODER_SAMPLING_FACTORS};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 #[cfg(not(target_arch = "wasm32"))]
@@ -44,33 +44,18 @@ fn zune_as(stream: &[u8], out: ColorSpace, what: &str) -> Vec<u8> {
 fn optimised_streams_decode_like_the_standard_writers() {
     use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 
-    let colours = [
-        (ColorType::Luma, 1),
-        (ColorType::Rgb, 3),
-        (ColorType::Rgba, 4),
-        (ColorType::Ycbcr, 3),
-        (ColorType::Cmyk, 4),
-        (ColorType::CmykAsYcck, 4),
-        (ColorType::Ycck, 4),
-    ];
-    let samplings = [
-        SamplingFactor::F_1_1,
-        SamplingFactor::F_2_1,
-        SamplingFactor::F_1_2,
-        SamplingFactor::F_2_2,
-        SamplingFactor::F_4_1,
-        SamplingFactor::F_1_4,
-        SamplingFactor::F_4_2,
-        SamplingFactor::F_2_4,
-    ];
+    // Bgr and Bgra are Rgb and Rgba with the channels swapped: nothing new for the writers.
+    let colours = ENCODER_COLOUR_TYPES
+        .into_iter()
+        .filter(|(colour, _)| !matches!(colour, ColorType::Bgr | ColorType::Bgra));
     let mut streams = 0;
     for (colour, channels) in colours {
         // zune-jpeg cannot decode subsampled four-component streams (CMYK, YCCK), which the
         // codec never writes; those take 1×1 only.
         let samplings = if channels == 4 && colour != ColorType::Rgba {
-            &samplings[..1]
+            &ENCODER_SAMPLING_FACTORS[..1]
         } else {
-            &samplings[..]
+            &ENCODER_SAMPLING_FACTORS[..]
         };
         for &sampling in samplings {
             for (height, width) in [(1, 1), (13, 7), (61, 47), (40, 72)] {

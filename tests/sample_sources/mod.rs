@@ -6,7 +6,10 @@
 
 use std::cell::{Cell, RefCell};
 
-use crate::common::{config, pattern_image as image, BASELINE_SCHEMES};
+use crate::common::{
+    config, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
+    ENCODER_SAMPLING_FACTORS,
+};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::{encode, encode_from, CodecError, SampleSource};
@@ -204,30 +207,9 @@ fn encode_rows_writes_the_bytes_of_encode_on_every_encoder_path() {
         }
     }
 
-    let colours = [
-        (ColorType::Luma, 1),
-        (ColorType::Rgb, 3),
-        (ColorType::Rgba, 4),
-        (ColorType::Bgr, 3),
-        (ColorType::Bgra, 4),
-        (ColorType::Ycbcr, 3),
-        (ColorType::Cmyk, 4),
-        (ColorType::CmykAsYcck, 4),
-        (ColorType::Ycck, 4),
-    ];
-    let samplings = [
-        SamplingFactor::F_1_1,
-        SamplingFactor::F_2_1,
-        SamplingFactor::F_1_2,
-        SamplingFactor::F_2_2,
-        SamplingFactor::F_4_1,
-        SamplingFactor::F_1_4,
-        SamplingFactor::F_4_2,
-        SamplingFactor::F_2_4,
-    ];
     let mut streams = 0;
-    for (colour, channels) in colours {
-        for sampling in samplings {
+    for (colour, channels) in ENCODER_COLOUR_TYPES {
+        for sampling in ENCODER_SAMPLING_FACTORS {
             for (height, width) in [(1, 1), (13, 7), (61, 47), (40, 72)] {
                 let data = image(0, height, width, channels, (width * 31 + height) as u64);
                 // (optimised tables, progressive, restart interval). Not optimised tables with
