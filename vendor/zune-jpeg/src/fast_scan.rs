@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 
 use zune_core::bytestream::{ZByteReaderTrait, ZReader};
 
+use crate::bitstream::huff_extend;
 use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
 use crate::misc::UN_ZIGZAG;
 
@@ -128,17 +129,7 @@ fn decode_long(long: &LongCodes, peek16: u32, start: u32) -> u32 {
 /// The `s` (1..=15) magnitude bits at the top of `buf`, extended.
 #[inline(always)]
 fn magnitude(buf: u64, s: u32) -> i32 {
-    extend((buf >> (64 - s)) as i32, s)
-}
-
-/// JPEG's EXTEND of `s` (1..=15) magnitude bits.
-#[inline(always)]
-fn extend(raw: i32, s: u32) -> i32 {
-    if raw < (1 << (s - 1)) {
-        raw - (1 << s) + 1
-    } else {
-        raw
-    }
+    huff_extend((buf >> (64 - s)) as i32, s as i32)
 }
 
 fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
@@ -166,7 +157,7 @@ fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
             }
         } else if len + size <= FAST_BITS {
             let raw = ((i as u32) >> (FAST_BITS - len - size)) & ((1 << size) - 1);
-            let value = extend(raw as i32, size);
+            let value = huff_extend(raw as i32, size as i32);
             (len + size) | (run << 8) | ((value as u32) << 16)
         } else {
             len | EXTRA | (run << 8) | (size << 16)
