@@ -176,6 +176,7 @@ fn codec_error(e: CodecError) -> JsValue {
         ErrorKind::UnsupportedStream => "UnsupportedStream",
         ErrorKind::CorruptStream => "CorruptStream",
         ErrorKind::StreamMismatch => "StreamMismatch",
+        ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
     };
     js_error(&e.to_string(), kind)
 }
