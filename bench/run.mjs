@@ -370,20 +370,22 @@ async function payloadSizes() {
   await add("ours", "decode", "as shipped, reader (register / initDecoder; native ESM or a splitting bundler): files fetched for baseline data", path.join(distDir, "index.js"), {
     stdin: `export { initDecoder, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_bg\.wasm-|^zarr_jpeg_full_decoder_bg\.wasm-|_scalar_bg\.wasm-/, // the scalar fallback: only engines without SIMD fetch it
+    // The scalar fallback: only engines without SIMD fetch it; the full decoder (glue and
+    // payload): only a chunk that needs it.
+    skip: /^zarr_jpeg_bg\.wasm-|^zarr_jpeg_full_decoder(_bg\.wasm)?-|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"], // the viewer's own (peer dependency)
   });
   await add("ours", "encode+decode", "as shipped, writer (init; native ESM or a splitting bundler): files fetched for baseline data", path.join(distDir, "index.js"), {
     stdin: `export { init, encode, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_(full_)?decoder_bg\.wasm-|_scalar_bg\.wasm-/,
+    skip: /^zarr_jpeg_decoder_bg\.wasm-|^zarr_jpeg_full_decoder(_bg\.wasm)?-|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });
   await add("ours", "decode", "as shipped, full decoder (initFullDecoder; fetched in addition when a chunk needs it, e.g. progressive)", path.join(distDir, "index.js"), {
     stdin: `export { initFullDecoder } from ${idx};`,
     splitting: true,
-    // Only its own payload chunk: the loader code is already there.
-    skip: /^(?!zarr_jpeg_full_decoder_bg\.wasm-)|_scalar_bg\.wasm-/,
+    // Only its own chunks (glue and payload): the loader code is already there.
+    skip: /^(?!zarr_jpeg_full_decoder(_bg\.wasm)?-)|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });
   await add("ours", "encode+decode", "as shipped, bundled without code splitting (all six modules inlined: SIMD and scalar codec, decoder and full decoder)", path.join(distDir, "index.js"), {

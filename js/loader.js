@@ -14,11 +14,13 @@
 // fetch.
 import initCodecGlue, * as codecGlue from "./wasm/zarr_jpeg.js";
 import initDecoderGlue, * as decoderGlue from "./wasm/zarr_jpeg_decoder.js";
-import initFullDecoderGlue, * as fullDecoderGlue from "./wasm/zarr_jpeg_full_decoder.js";
 
-/** One WebAssembly module: its glue, where its bytes come from, and its state. */
-function moduleRecord(name, initGlue, glue, payloads) {
-  return { name, initGlue, glue, payloads, compiled: undefined, simd: undefined, loading: undefined, ready: false };
+/**
+ * One WebAssembly module: its glue (or, for a module most pages never load, a function
+ * that imports it), where its bytes come from, and its state.
+ */
+function moduleRecord(name, initGlue, glue, payloads, importGlue = undefined) {
+  return { name, initGlue, glue, importGlue, payloads, compiled: undefined, simd: undefined, loading: undefined, ready: false };
 }
 
 // Literal import() calls, one per file, so bundlers see and split each of them.
@@ -30,10 +32,11 @@ const decoder = moduleRecord("decoder", initDecoderGlue, decoderGlue, {
   simd: () => import("./wasm/zarr_jpeg_decoder_bg.wasm.js"),
   scalar: () => import("./wasm/zarr_jpeg_decoder_scalar_bg.wasm.js"),
 });
-const fullDecoder = moduleRecord("full decoder", initFullDecoderGlue, fullDecoderGlue, {
+// The full decoder's glue too is a chunk of its own: readers of baseline data never fetch it.
+const fullDecoder = moduleRecord("full decoder", undefined, undefined, {
   simd: () => import("./wasm/zarr_jpeg_full_decoder_bg.wasm.js"),
   scalar: () => import("./wasm/zarr_jpeg_full_decoder_scalar_bg.wasm.js"),
-});
+}, () => import("./wasm/zarr_jpeg_full_decoder.js"));
 
 /** The `kind` of the Error the reader and writer modules throw for a stream only the full decoder decodes. */
 const NEEDS_FULL_DECODER = "NeedsFullDecoder";
@@ -67,6 +70,10 @@ function load(record, { module, simd } = {}) {
       const payload = await (useSimd ? record.payloads.simd : record.payloads.scalar)();
       record.compiled = await WebAssembly.compile(await inflate(payload.default));
       record.simd = useSimd;
+    }
+    if (!record.glue) {
+      record.glue = await record.importGlue();
+      record.initGlue = record.glue.default;
     }
     await record.initGlue({ module_or_path: record.compiled });
     record.ready = true;
