@@ -66,7 +66,7 @@ export interface InitOptions {
 }
 /** True if this engine supports WebAssembly SIMD (simd128). */
 export function simdSupported(): boolean;
-/** Whether the loaded module (the whole codec's, else the decoder's) is the SIMD variant; undefined before loading. */
+/** Whether the loaded module (the whole codec's, else the decoder's, else the full decoder's) is the SIMD variant; undefined before loading. */
 export function usesSimd(): boolean | undefined;
 /** The compiled whole-codec module once init() has finished (structured-cloneable to workers). */
 export function compiledWasmModule(): WebAssembly.Module | undefined;

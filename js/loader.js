@@ -122,10 +122,10 @@ function loadedSimd() {
 
 /**
  * Whether the loaded module uses wasm SIMD: the whole codec's if loaded, else the
- * decoder's; undefined before loading (or for a handed-over module of unknown variant).
+ * decoder's, else the full decoder's; undefined before loading (or for a handed-over module of unknown variant).
  */
 export function usesSimd() {
-  return codec.ready ? codec.simd : decoder.ready ? decoder.simd : undefined;
+  return codec.ready ? codec.simd : decoder.ready ? decoder.simd : fullDecoder.ready ? fullDecoder.simd : undefined;
 }
 
 /** Whether the compiled decoder module (compiledDecoderModule()) is the SIMD variant. */
