@@ -360,23 +360,35 @@ async function payloadSizes() {
     }
   };
   for (const f of fs.readdirSync(path.join(distDir, "wasm")).filter((f) => f.endsWith(".wasm")).sort()) {
-    const what = f.includes("_scalar_") ? "wasm (scalar fallback)" : "wasm (SIMD)";
+    const variant = f.includes("_scalar_") ? "scalar fallback" : "SIMD";
+    const what = f.includes("_full_decoder") ? `wasm (full decoder, loaded when a chunk needs it; ${variant})` : `wasm (${variant})`;
     await add("ours", f.includes("dec") && !f.includes("enc") ? "decode" : "encode+decode", what, path.join(distDir, "wasm", f));
   }
   const idx = JSON.stringify(path.join(distDir, "index.js"));
-  await add("ours", "decode", "as shipped, reader (register / initDecoder; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
+  // Reader and writer as fetched for baseline data: the full decoder's payload is a chunk
+  // of its own that only a chunk needing it (e.g. progressive) makes the loader import.
+  await add("ours", "decode", "as shipped, reader (register / initDecoder; native ESM or a splitting bundler): files fetched for baseline data", path.join(distDir, "index.js"), {
     stdin: `export { initDecoder, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_bg\.wasm-|_scalar_bg\.wasm-/, // the scalar fallback: only engines without SIMD fetch it
+    // The scalar fallback: only engines without SIMD fetch it; the full decoder (glue and
+    // payload): only a chunk that needs it.
+    skip: /^zarr_jpeg_bg\.wasm-|^zarr_jpeg_full_decoder(_bg\.wasm)?-|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"], // the viewer's own (peer dependency)
   });
-  await add("ours", "encode+decode", "as shipped, writer (init; native ESM or a splitting bundler): files fetched", path.join(distDir, "index.js"), {
+  await add("ours", "encode+decode", "as shipped, writer (init; native ESM or a splitting bundler): files fetched for baseline data", path.join(distDir, "index.js"), {
     stdin: `export { init, encode, decode, validateConfig } from ${idx};`,
     splitting: true,
-    skip: /^zarr_jpeg_decoder_bg\.wasm-|_scalar_bg\.wasm-/,
+    skip: /^zarr_jpeg_decoder_bg\.wasm-|^zarr_jpeg_full_decoder(_bg\.wasm)?-|_scalar_bg\.wasm-/,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });
-  await add("ours", "encode+decode", "as shipped, bundled without code splitting (all four modules inlined: SIMD and scalar codec and decoder)", path.join(distDir, "index.js"), {
+  await add("ours", "decode", "as shipped, full decoder (initFullDecoder; fetched in addition when a chunk needs it, e.g. progressive)", path.join(distDir, "index.js"), {
+    stdin: `export { initFullDecoder } from ${idx};`,
+    splitting: true,
+    // Only its own chunks (glue and payload): the loader code is already there.
+    skip: /^(?!zarr_jpeg_full_decoder(_bg\.wasm)?-)|_scalar_bg\.wasm-/,
+    external: ["zarrita", "@zarrita/*", "numcodecs"],
+  });
+  await add("ours", "encode+decode", "as shipped, bundled without code splitting (all six modules inlined: SIMD and scalar codec, decoder and full decoder)", path.join(distDir, "index.js"), {
     stdin: `export { init, initDecoder, encode, decode, validateConfig } from ${idx};`,
     external: ["zarrita", "@zarrita/*", "numcodecs"],
   });

@@ -28,7 +28,12 @@ export type JpegErrorKind =
   | "InvalidData"
   | "UnsupportedStream"
   | "CorruptStream"
-  | "StreamMismatch";
+  | "StreamMismatch"
+  /**
+   * The stream needs the full decoder (e.g. a progressive stream) and it is not loaded:
+   * `await initFullDecoder()` and retry, or use decodeAsync(); register() does this itself.
+   */
+  | "NeedsFullDecoder";
 
 /**
  * Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig.
@@ -40,6 +45,15 @@ export function init(options?: InitOptions): Promise<void>;
  * `module`: an already compiled decoder module to instantiate instead.
  */
 export function initDecoder(options?: InitOptions): Promise<void>;
+/**
+ * Loads the full decoder (all of zune-jpeg: progressive streams too), which decode() and
+ * decodeInto() then use for the streams the other modules leave to it (Errors of kind
+ * "NeedsFullDecoder" before). Idempotent. `simd` defaults to the variant already loaded;
+ * `module`: an already compiled full-decoder module to instantiate instead.
+ */
+export function initFullDecoder(options?: InitOptions): Promise<void>;
+/** True once initFullDecoder() has finished. */
+export function isFullDecoderReady(): boolean;
 export interface InitOptions {
   /** An already compiled module to instantiate instead of the inlined one. */
   module?: WebAssembly.Module;
@@ -52,25 +66,36 @@ export interface InitOptions {
 }
 /** True if this engine supports WebAssembly SIMD (simd128). */
 export function simdSupported(): boolean;
-/** Whether the loaded module (the whole codec's, else the decoder's) is the SIMD variant; undefined before loading. */
+/** Whether the loaded module (the whole codec's, else the decoder's, else the full decoder's) is the SIMD variant; undefined before loading. */
 export function usesSimd(): boolean | undefined;
 /** The compiled whole-codec module once init() has finished (structured-cloneable to workers). */
 export function compiledWasmModule(): WebAssembly.Module | undefined;
 /** The compiled decoder module once initDecoder() has finished (structured-cloneable to workers). */
 export function compiledDecoderModule(): WebAssembly.Module | undefined;
+/** The compiled full-decoder module once initFullDecoder() has finished (structured-cloneable to workers). */
+export function compiledFullDecoderModule(): WebAssembly.Module | undefined;
 /** True once init() has finished. */
 export function isReady(): boolean;
 /** Validates a configuration; returns its normalised form or throws an Error naming the problem. */
 export function validateConfig(config: unknown): NormalizedJpegCodecConfiguration;
 /** Encodes C-order uint8 samples of shape (H, W), (H, W, 1) or (H, W, 3) as a baseline JPEG stream. */
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[]): Uint8Array;
-/** Decodes a JPEG stream to the C-order uint8 samples of `shape`. */
+/**
+ * Decodes a JPEG stream to the C-order uint8 samples of `shape`. A stream that needs the
+ * full decoder (e.g. progressive) throws an Error of kind "NeedsFullDecoder" unless
+ * initFullDecoder() has finished (then it decodes there).
+ */
 export function decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Uint8Array;
 /**
  * Decodes a JPEG stream into `out`, a Uint8Array of exactly the chunk's byte length, so a
  * caller that reuses its buffers allocates none per chunk; `out` is written only on success.
  */
 export function decodeInto(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[], out: Uint8Array): void;
+/**
+ * decode(), loading the full decoder first when the stream needs it (and the decoder when
+ * nothing is loaded yet): what register() does on the main thread.
+ */
+export function decodeAsync(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
 
 export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";

@@ -2,13 +2,17 @@
 export {
   init,
   initDecoder,
+  initFullDecoder,
+  isFullDecoderReady,
   isReady,
   encode,
   decode,
   decodeInto,
+  decodeAsync,
   validateConfig,
   compiledWasmModule,
   compiledDecoderModule,
+  compiledFullDecoderModule,
   simdSupported,
   usesSimd,
 } from "./loader.js";

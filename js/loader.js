@@ -1,8 +1,12 @@
 // Loads the codec's WebAssembly modules (inlined as base64 of their gzip form, so no
-// bundler or server configuration is needed) and wraps their exports. There are two:
-// the whole codec (`init()`), and a smaller decode-only module (`initDecoder()`) that
-// viewers load first; `register()` and the worker pool use it and load the encoder only
-// when something is first encoded. If an instance ever traps (a Rust panic or an
+// bundler or server configuration is needed) and wraps their exports. There are three:
+// the whole codec (`init()`), a smaller decode-only module (`initDecoder()`) that
+// viewers load first — `register()` and the worker pool use it and load the encoder only
+// when something is first encoded — and the full decoder (`initFullDecoder()`), which
+// decodes the streams the other two leave to it (they throw an Error of kind
+// "NeedsFullDecoder", e.g. for a progressive stream); decode()/decodeInto() retry there
+// when it is loaded, and decodeAsync(), register() and the pool load it on demand.
+// If an instance ever traps (a Rust panic or an
 // out-of-memory abort), the call throws an Error and that instance is replaced by a fresh
 // one, so later calls work. Each module comes with wasm SIMD (simd128) and as a scalar
 // fallback; the SIMD one is used wherever the engine validates SIMD code (every current
@@ -11,9 +15,12 @@
 import initCodecGlue, * as codecGlue from "./wasm/zarr_jpeg.js";
 import initDecoderGlue, * as decoderGlue from "./wasm/zarr_jpeg_decoder.js";
 
-/** One WebAssembly module: its glue, where its bytes come from, and its state. */
-function moduleRecord(name, initGlue, glue, payloads) {
-  return { name, initGlue, glue, payloads, compiled: undefined, simd: undefined, loading: undefined, ready: false };
+/**
+ * One WebAssembly module: its glue (or, for a module most pages never load, a function
+ * that imports it), where its bytes come from, and its state.
+ */
+function moduleRecord(name, initGlue, glue, payloads, importGlue = undefined) {
+  return { name, initGlue, glue, importGlue, payloads, compiled: undefined, simd: undefined, loading: undefined, ready: false };
 }
 
 // Literal import() calls, one per file, so bundlers see and split each of them.
@@ -25,6 +32,14 @@ const decoder = moduleRecord("decoder", initDecoderGlue, decoderGlue, {
   simd: () => import("./wasm/zarr_jpeg_decoder_bg.wasm.js"),
   scalar: () => import("./wasm/zarr_jpeg_decoder_scalar_bg.wasm.js"),
 });
+// The full decoder's glue too is a chunk of its own: readers of baseline data never fetch it.
+const fullDecoder = moduleRecord("full decoder", undefined, undefined, {
+  simd: () => import("./wasm/zarr_jpeg_full_decoder_bg.wasm.js"),
+  scalar: () => import("./wasm/zarr_jpeg_full_decoder_scalar_bg.wasm.js"),
+}, () => import("./wasm/zarr_jpeg_full_decoder.js"));
+
+/** The `kind` of the Error the reader and writer modules throw for a stream only the full decoder decodes. */
+const NEEDS_FULL_DECODER = "NeedsFullDecoder";
 
 // i32.const 0; i8x16.splat; i8x16.popcnt: validates only where wasm SIMD is supported
 // (the probe of the wasm-feature-detect package).
@@ -56,6 +71,10 @@ function load(record, { module, simd } = {}) {
       record.compiled = await WebAssembly.compile(await inflate(payload.default));
       record.simd = useSimd;
     }
+    if (!record.glue) {
+      record.glue = await record.importGlue();
+      record.initGlue = record.glue.default;
+    }
     await record.initGlue({ module_or_path: record.compiled });
     record.ready = true;
   })().catch((error) => {
@@ -85,16 +104,48 @@ export function initDecoder({ module, simd } = {}) {
 }
 
 /**
+ * Loads the full decoder (decode, validateConfig with all of zune-jpeg: progressive
+ * streams too), which decode()/decodeInto() then use for the streams the other modules
+ * leave to it. Idempotent. `module`: an already compiled full-decoder module (what the
+ * pool hands workers); `simd` as for init(), by default the variant of the module
+ * already loaded.
+ */
+export function initFullDecoder({ module, simd } = {}) {
+  return load(fullDecoder, { module, simd: simd ?? (module ? undefined : loadedSimd()) });
+}
+
+/** The SIMD-ness of the codec or decoder already loaded, so the full decoder matches it. */
+function loadedSimd() {
+  const loaded = codec.ready ? codec : decoder.ready ? decoder : undefined;
+  return loaded?.simd;
+}
+
+/**
  * Whether the loaded module uses wasm SIMD: the whole codec's if loaded, else the
- * decoder's; undefined before loading (or for a handed-over module of unknown variant).
+ * decoder's, else the full decoder's; undefined before loading (or for a handed-over module of unknown variant).
  */
 export function usesSimd() {
-  return codec.ready ? codec.simd : decoder.ready ? decoder.simd : undefined;
+  return codec.ready ? codec.simd : decoder.ready ? decoder.simd : fullDecoder.ready ? fullDecoder.simd : undefined;
 }
 
 /** Whether the compiled decoder module (compiledDecoderModule()) is the SIMD variant. */
 export function decoderUsesSimd() {
   return decoder.simd;
+}
+
+/** Whether the compiled full-decoder module (compiledFullDecoderModule()) is the SIMD variant. */
+export function fullDecoderUsesSimd() {
+  return fullDecoder.simd;
+}
+
+/** True once `initFullDecoder()` has finished (decode() then handles every stream the codec reads). */
+export function isFullDecoderReady() {
+  return fullDecoder.ready;
+}
+
+/** The compiled full-decoder module once `initFullDecoder()` has finished (structured-cloneable). */
+export function compiledFullDecoderModule() {
+  return fullDecoder.compiled;
 }
 
 /** True once `init()` has finished (encode is available). */
@@ -128,23 +179,62 @@ export function encode(config, data, shape) {
   return call(codec, "encode", config, data, shape);
 }
 
-/** Decodes a JPEG stream to the chunk's C-order uint8 samples. */
+/**
+ * Decodes a JPEG stream to the chunk's C-order uint8 samples. A stream only the full
+ * decoder decodes (e.g. progressive) goes there if `initFullDecoder()` has finished; else
+ * the Error has kind "NeedsFullDecoder" (decodeAsync() loads it instead).
+ */
 export function decode(config, bytes, shape) {
-  return call(anyLoaded(), "decode", config, bytes, shape);
+  return decodeWith("decode", config, bytes, shape);
 }
 
 /**
  * Decodes a JPEG stream into `out`, a Uint8Array of exactly the chunk's byte length (for
- * callers that reuse buffers); `out` is written only when decoding succeeds.
+ * callers that reuse buffers); `out` is written only when decoding succeeds. Streams
+ * that need the full decoder as for decode().
  */
 export function decodeInto(config, bytes, shape, out) {
-  return call(anyLoaded(), "decodeInto", config, bytes, shape, out);
+  return decodeWith("decodeInto", config, bytes, shape, out);
 }
 
-/** The whole codec if loaded, else the decoder. */
+/**
+ * decode(), loading the full decoder first when the stream needs it (what register()
+ * does); loads the decoder itself if nothing is loaded yet. Resolves to the samples.
+ */
+export async function decodeAsync(config, bytes, shape) {
+  if (!codec.ready && !decoder.ready && !fullDecoder.ready) await initDecoder();
+  try {
+    return decode(config, bytes, shape);
+  } catch (error) {
+    if (error?.kind !== NEEDS_FULL_DECODER) throw error;
+  }
+  await initFullDecoder();
+  return decode(config, bytes, shape);
+}
+
+/** Whether `error` says the stream needs the full decoder (and it is not loaded yet). */
+export function needsFullDecoder(error) {
+  return error?.kind === NEEDS_FULL_DECODER;
+}
+
+function decodeWith(name, ...args) {
+  const record = anyLoaded();
+  if (record === fullDecoder) return call(fullDecoder, name, ...args);
+  try {
+    return call(record, name, ...args);
+  } catch (error) {
+    if (error?.kind !== NEEDS_FULL_DECODER) throw error;
+    // Its message names the reason and says to `await initFullDecoder()` first (src/decode.rs).
+    if (fullDecoder.ready) return call(fullDecoder, name, ...args);
+    throw error;
+  }
+}
+
+/** The whole codec if loaded, else the decoder, else the full decoder. */
 function anyLoaded() {
   if (codec.ready) return codec;
   if (decoder.ready) return decoder;
+  if (fullDecoder.ready) return fullDecoder;
   throw new Error("zarr-jpeg: the WebAssembly module is not loaded; call `await init()` first");
 }
 

@@ -2,7 +2,19 @@
 // to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
 // shard); decoded samples come back transferred. Where workers cannot start (no Worker,
 // a blocked or missing worker script), decoding falls back to the calling thread.
-import { initDecoder, decode, compiledDecoderModule, decoderUsesSimd } from "./loader.js";
+// Workers start with the decoder module; when a chunk needs the full decoder (the worker
+// answers with an Error of kind "NeedsFullDecoder"), the pool loads it here once, hands the
+// compiled module to that worker and sends the chunk again.
+import {
+  initDecoder,
+  initFullDecoder,
+  decodeAsync,
+  compiledDecoderModule,
+  decoderUsesSimd,
+  compiledFullDecoderModule,
+  fullDecoderUsesSimd,
+  needsFullDecoder,
+} from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
@@ -68,8 +80,15 @@ export class DecodePool {
   #workers = null; // Promise<Array<slot>>
   #jobs = new Map();
   #nextId = 1;
+  #fullDecoder = null; // Promise: the full decoder loaded on this thread
   /** "workers" once at least one worker answered, "main-thread" after falling back. */
   mode = "pending";
+  /**
+   * Counters: workers handed the full decoder, and chunks decoded on the calling thread
+   * (no workers, a dead worker's jobs, or a chunk a worker could not decode even with
+   * the full decoder).
+   */
+  stats = { fullDecoderWorkers: 0, decodedHere: 0 };
 
   constructor({ size = 1, workerUrl } = {}) {
     this.#size = Math.max(1, Math.floor(size));
@@ -79,15 +98,55 @@ export class DecodePool {
   /** Decodes in a worker; resolves to the C-order samples. */
   async decode(config, bytes, shape) {
     const workers = await this.#start();
-    if (workers.length === 0) return decode(config, bytes, shape);
+    if (workers.length === 0) return this.#decodeHere(config, bytes, shape);
     const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
-    const copy = bytes.slice();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#jobs.set(id, { resolve, reject, slot, args: [config, bytes, shape] });
-      if (slot.inflight++ === 0) slot.worker.ref();
-      slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);
+      this.#post(id, { resolve, reject, slot, args: [config, bytes, shape], retried: false });
     });
+  }
+
+  #decodeHere(config, bytes, shape) {
+    this.stats.decodedHere++;
+    return decodeAsync(config, bytes, shape);
+  }
+
+  #post(id, job) {
+    const [config, bytes, shape] = job.args;
+    const copy = bytes.slice();
+    this.#jobs.set(id, job);
+    if (job.slot.inflight++ === 0) job.slot.worker.ref();
+    job.slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);
+  }
+
+  // The worker's module left this chunk to the full decoder: load it here (once), hand it
+  // to the worker (once per worker) and send the chunk again; a second refusal, or a
+  // worker that died meanwhile, decodes it on this thread.
+  async #retryWithFullDecoder(id, job) {
+    job.retried = true;
+    const slot = job.slot;
+    try {
+      this.#fullDecoder ??= initFullDecoder().catch((error) => {
+        this.#fullDecoder = null;
+        throw error;
+      });
+      await this.#fullDecoder;
+      if (!slot.alive) return job.resolve(this.#decodeHere(...job.args));
+      if (!slot.fullDecoder) {
+        slot.fullDecoder = true;
+        this.stats.fullDecoderWorkers++;
+        const simd = fullDecoderUsesSimd();
+        try {
+          slot.worker.post({ fullDecoder: compiledFullDecoderModule(), simd });
+        } catch {
+          // The module could not be cloned here: the worker compiles its own, of the same variant.
+          slot.worker.post({ fullDecoder: null, simd });
+        }
+      }
+      this.#post(id, job);
+    } catch (error) {
+      job.reject(error);
+    }
   }
 
   #start() {
@@ -127,7 +186,10 @@ export class DecodePool {
         if (!job) return;
         this.#jobs.delete(message.id);
         if (--slot.inflight === 0) worker.unref();
-        if (message.error) job.reject(rebuildError(message.error));
+        if (message.error && needsFullDecoder(message.error)) {
+          if (!job.retried) this.#retryWithFullDecoder(message.id, job);
+          else job.resolve(this.#decodeHere(...job.args));
+        } else if (message.error) job.reject(rebuildError(message.error));
         else job.resolve(message.data);
       });
       const fail = () => {
@@ -157,11 +219,7 @@ export class DecodePool {
     for (const [id, job] of this.#jobs) {
       if (job.slot !== slot) continue;
       this.#jobs.delete(id);
-      try {
-        job.resolve(decode(...job.args));
-      } catch (error) {
-        job.reject(error);
-      }
+      job.resolve(this.#decodeHere(...job.args));
     }
   }
 

@@ -24,6 +24,8 @@ export interface RegisterOptions {
 export interface DecodePool {
   /** "pending" until first use, then "workers", or "main-thread" after falling back. */
   readonly mode: "pending" | "workers" | "main-thread";
+  /** Workers handed the full decoder (loaded when a chunk needs it), and chunks decoded on the calling thread. */
+  readonly stats: { readonly fullDecoderWorkers: number; readonly decodedHere: number };
   decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
   close(): Promise<void>;
 }
@@ -37,7 +39,9 @@ export interface Registration {
 
 /**
  * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" (Zarr v2,
- * decode-only) to a zarrita registry. The WebAssembly module loads on first use.
+ * decode-only) to a zarrita registry. The decode-only WebAssembly module loads on first
+ * use, the full decoder when a chunk first needs it (e.g. progressive), the encoder on
+ * first write.
  */
 export function register(registry: CodecRegistry, options?: RegisterOptions): Registration;
 

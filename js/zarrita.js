@@ -1,6 +1,6 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
-import { init, initDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
+import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
@@ -21,8 +21,18 @@ function checkDataType(meta) {
   }
 }
 
+/**
+ * Decodes in the pool, or here: synchronously, except for a stream that needs the full
+ * decoder before it is loaded, which loads it and resolves (zarrita awaits either).
+ */
 function decodeWith(pool, config, bytes, shape) {
-  return pool ? pool.decode(config, bytes, shape) : decode(config, bytes, shape);
+  if (pool) return pool.decode(config, bytes, shape);
+  try {
+    return decode(config, bytes, shape);
+  } catch (error) {
+    if (!needsFullDecoder(error)) throw error;
+    return initFullDecoder().then(() => decode(config, bytes, shape));
+  }
 }
 
 /**
@@ -161,7 +171,8 @@ export function makeImagecodecsJpegCodec(pool = null) {
 /**
  * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" to a zarrita
  * registry (`zarr.registry`). The decode-only WebAssembly module loads on first use, the
- * encoder when something is first written. With
+ * full decoder when a chunk first needs it (e.g. a progressive stream), the encoder when
+ * something is first written. With
  * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
  * falling back to the calling thread where workers are unavailable.
  * Returns a handle whose `close()` terminates the pool's workers.

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Builds the npm package into dist/: for the full codec and the decode-only module, each
-// with wasm SIMD (simd128) and as a scalar fallback for engines without it: release wasm →
+// Builds the npm package into dist/: three modules — the whole codec (zarr_jpeg), the
+// decode-only reader (zarr_jpeg_decoder), both without the `full-decoder` cargo feature,
+// and the full decoder (zarr_jpeg_full_decoder: decode-only with all of zune-jpeg, loaded
+// only when a chunk needs it) — each with wasm SIMD (simd128) and as a scalar fallback
+// for engines without it: release wasm →
 // wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's: see TOOLCHAIN.md)
 // → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
 // configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
@@ -31,7 +34,8 @@ function cargoBin(name) {
   return fs.existsSync(candidate) ? candidate : name;
 }
 
-// `--features a,b` is passed to cargo for both modules (tests use `test-trap`).
+// `--features a,b` is passed to cargo for every module (tests use `test-trap`); passing
+// `full-decoder` here would put all of zune-jpeg back into the small modules.
 const featuresArg = process.argv.indexOf("--features");
 const extraFeatures = featuresArg > 0 ? process.argv[featuresArg + 1] : "";
 // `--variants simd` skips the scalar fallback (a scratch build for one test); the package
@@ -51,9 +55,10 @@ if (!fs.existsSync(wasmOpt)) {
   throw new Error("node_modules/.bin/wasm-opt is missing: run `npm install` (binaryen from npm)");
 }
 
-// The whole codec (init()), and the decode-only module viewers load first
-// (initDecoder(); register() and the worker pool); each with SIMD and scalar, each in its
-// own target dir so all stay cached. The scalar builds use the target dirs `cargo test`
+// The whole codec (init()), the decode-only module viewers load first (initDecoder();
+// register() and the worker pool), and the full decoder (initFullDecoder(); loaded when a
+// chunk needs it, e.g. a progressive stream); each with SIMD and scalar, each in its own
+// target dir so all stay cached. The scalar codec build uses the target dir `cargo test`
 // uses for wasm too.
 const modules = [];
 for (const variant of variants) {
@@ -61,6 +66,10 @@ for (const variant of variants) {
   modules.push(
     buildModule({ name: crate, variant, targetDir: simd ? "target/simd" : "target", features: ["encoder", extraFeatures] }),
     buildModule({ name: `${crate}_decoder`, variant, targetDir: simd ? "target/simd-decoder" : "target/decoder", features: [extraFeatures] }),
+    buildModule({
+      name: `${crate}_full_decoder`, variant, targetDir: simd ? "target/simd-full-decoder" : "target/full-decoder",
+      features: ["full-decoder", extraFeatures],
+    }),
   );
 }
 
@@ -72,7 +81,8 @@ for (const variant of variants) {
 function buildModule({ name, variant, targetDir, features }) {
   const simd = variant === "simd";
   const list = features.filter(Boolean).join(",");
-  seedTargetDir(targetDir);
+  // SIMD builds compile every crate with other flags: seed them from a SIMD build.
+  seedTargetDir(targetDir, simd && targetDir !== "target/simd" ? "target/simd" : "target");
   const rustflags = [process.env.RUSTFLAGS, simd ? "-C target-feature=+simd128" : ""].filter(Boolean).join(" ");
   run(cargoBin("cargo"), [
     "build", "--lib", "--target", "wasm32-unknown-unknown", "--release", "--no-default-features",
@@ -182,13 +192,13 @@ console.log(
 );
 
 /**
- * A new target dir starts from the main one's compiled dependencies (host build scripts
+ * A new target dir starts from another one's compiled dependencies (host build scripts
  * and wasm crates are the same), so a fresh machine compiles them once, not twice.
  */
-function seedTargetDir(targetDir) {
-  if (targetDir === "target" || fs.existsSync(path.join(root, targetDir))) return;
+function seedTargetDir(targetDir, seed = "target") {
+  if (targetDir === seed || fs.existsSync(path.join(root, targetDir))) return;
   for (const sub of ["release", "wasm32-unknown-unknown/release"]) {
-    const from = path.join(root, "target", sub);
+    const from = path.join(root, seed, sub);
     if (fs.existsSync(from)) {
       fs.cpSync(from, path.join(root, targetDir, sub), { recursive: true, preserveTimestamps: true });
     }

@@ -24,6 +24,8 @@ try {
     copies.map(async ({ variant, dir }) => {
       const pkg = await import(path.join(dir, "index.js"));
       await pkg.initDecoder({ simd: variant === "simd" });
+      // Streams the decoder leaves to the full decoder (progressive) are compared there.
+      await pkg.initFullDecoder({ simd: variant === "simd" });
       if (pkg.usesSimd() !== (variant === "simd")) throw new Error(`${variant}: wrong module loaded`);
       return pkg;
     }),

@@ -14,7 +14,7 @@ bash scripts/setup.sh
 # Rebuild when dist/ is missing or any input of the build is newer than the inlined wasm,
 # which the build writes before it copies js/ into dist/.
 stamp=dist/wasm/zarr_jpeg_bg.wasm.js
-if [ ! -f "$stamp" ] || [ ! -f dist/convert.js ] || \
+if [ ! -f "$stamp" ] || [ ! -f dist/convert.js ] || [ ! -f dist/wasm/zarr_jpeg_full_decoder_bg.wasm.js ] || \
    [ -n "$(find src js vendor Cargo.toml Cargo.lock scripts/build.mjs -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   step "building the package (node scripts/build.mjs)"
   node scripts/build.mjs

@@ -13,6 +13,8 @@ step "build (npm run build)"
 node scripts/build.mjs
 step "native Rust tests (cargo test)"
 cargo test
+step "without the full-decoder feature (the npm reader and writer modules' build): progressive streams defer"
+cargo test --no-default-features --features encoder --test full_decoder
 step "wasm tests in Node and headless Chromium (cargo test --target wasm32-unknown-unknown)"
 cargo test --target wasm32-unknown-unknown
 step "wasm SIMD kernels against the scalar code, in Node (cargo test with +simd128)"

@@ -1,5 +1,13 @@
 //! JPEG stream → chunk samples: header checks first (nothing is allocated from the
-//! stream's claims), then zune-jpeg, then the conversion to `decoded_color_space`.
+//! stream's claims), then the decoder, then the conversion to `decoded_color_space`.
+//!
+//! Which decoder: with the `full-decoder` feature (on by default; the npm package's
+//! `zarr_jpeg_full_decoder` module) every stream goes to zune-jpeg. Without it (the
+//! package's small reader and writer modules) zune-jpeg's progressive decoding is not
+//! linked in, and a stream it would be needed for fails with
+//! [`ErrorKind::NeedsFullDecoder`](crate::ErrorKind::NeedsFullDecoder), whose message
+//! names the reason, so the caller can retry with the full decoder. See
+//! [`decode_samples`] for where a purpose-built baseline decoder plugs in.
 
 use zune_jpeg::errors::DecodeErrors;
 use zune_jpeg::zune_core::bytestream::ZCursor;
@@ -10,7 +18,7 @@ use zune_jpeg::JpegDecoder;
 use crate::chunk::ChunkLayout;
 use crate::color;
 use crate::config::{DecodedColorSpace, JpegConfig};
-use crate::error::{CodecError, Result};
+use crate::error::{CodecError, ErrorKind, Result};
 use crate::markers::{self, CodingProcess, StreamHeader};
 
 /// Progressive streams with more scans than this are rejected (a cap against streams
@@ -142,6 +150,85 @@ fn decode_checked(
                 )))
             }
         };
+    decode_samples(stream, layout, header, zune_out, out)?;
+    if let Some(convert) = convert {
+        convert(out);
+    }
+    Ok(())
+}
+
+/// Why a stream needs the full decoder (zune-jpeg with everything), for the message of a
+/// [`ErrorKind::NeedsFullDecoder`] error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Defer {
+    pub reason: String,
+}
+
+/// The error a build without the `full-decoder` feature returns for a stream only the
+/// full decoder decodes.
+pub fn needs_full_decoder(defer: Defer) -> CodecError {
+    CodecError::new(
+        ErrorKind::NeedsFullDecoder,
+        format!(
+            "{}; this module does not decode it, the full decoder does (JavaScript: \
+             `await initFullDecoder()` before decode()/decodeInto(), or use decodeAsync(); \
+             register() and the worker pool load it by themselves; Rust: the `full-decoder` \
+             cargo feature)",
+            defer.reason
+        ),
+    )
+}
+
+/// Decodes the checked stream into `out` as `zune_out` samples.
+///
+/// The small modules' decode path: a fast decoder for the streams it handles, deferring
+/// on the rest (`Err(Defer)`); deferred streams go to zune-jpeg when it is built in
+/// (`full-decoder`), else they fail with [`ErrorKind::NeedsFullDecoder`]. Until the
+/// purpose-built baseline decoder exists, the "fast decoder" is zune-jpeg's sequential
+/// path and only progressive streams defer ([`defer_reason`]).
+fn decode_samples(
+    stream: &[u8],
+    layout: &ChunkLayout,
+    header: &StreamHeader,
+    zune_out: ColorSpace,
+    out: &mut [u8],
+) -> Result<()> {
+    // When the baseline decoder lands, this becomes:
+    //   match baseline::decode(stream, header, zune_out, out) {
+    //       Ok(()) => return Ok(()),
+    //       Err(defer) => { full decoder, or needs_full_decoder(defer) }
+    //   }
+    let deferred = defer_reason(header);
+    #[cfg(feature = "full-decoder")]
+    {
+        let _ = deferred;
+        run_zune(stream, layout, zune_out, out)
+    }
+    #[cfg(not(feature = "full-decoder"))]
+    match deferred {
+        Some(defer) => Err(needs_full_decoder(defer)),
+        None => run_zune(stream, layout, zune_out, out),
+    }
+}
+
+/// Why the small modules cannot decode this stream, if they cannot: for now, only
+/// progressive streams (zune-jpeg's progressive decoding is what the full decoder adds).
+pub fn defer_reason(header: &StreamHeader) -> Option<Defer> {
+    match header.process {
+        CodingProcess::Progressive => Some(Defer {
+            reason: "this stream is progressive (SOF2)".into(),
+        }),
+        CodingProcess::Baseline | CodingProcess::ExtendedSequential => None,
+    }
+}
+
+/// zune-jpeg over the whole stream, its fast scan path first.
+fn run_zune(
+    stream: &[u8],
+    layout: &ChunkLayout,
+    zune_out: ColorSpace,
+    out: &mut [u8],
+) -> Result<()> {
     let options = DecoderOptions::default()
         .set_max_width(usize::from(layout.width))
         .set_max_height(usize::from(layout.height))
@@ -166,11 +253,7 @@ fn decode_checked(
             "the decoder would produce {size:?} bytes but the chunk holds {}",
             out.len()
         )),
-    })?;
-    if let Some(convert) = convert {
-        convert(out);
-    }
-    Ok(())
+    })
 }
 
 /// libjpeg-turbo's rules (JFIF → YCbCr; else Adobe transform; else ids 'R','G','B' → RGB;

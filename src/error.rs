@@ -20,6 +20,10 @@ pub enum ErrorKind {
     CorruptStream,
     /// The stream is valid but does not describe this chunk (size, components).
     StreamMismatch,
+    /// A stream this build does not decode (built without the `full-decoder` feature,
+    /// e.g. a progressive stream in the npm package's small modules), but the full
+    /// decoder does: retry there. The message names the reason.
+    NeedsFullDecoder,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +75,7 @@ impl ErrorKind {
             ErrorKind::UnsupportedStream => "unsupported JPEG stream",
             ErrorKind::CorruptStream => "corrupt JPEG stream",
             ErrorKind::StreamMismatch => "JPEG stream does not match the chunk",
+            ErrorKind::NeedsFullDecoder => "JPEG stream needs the full decoder",
         }
     }
 }

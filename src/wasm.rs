@@ -78,6 +78,19 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
     let stream = bytes(&stream, "the encoded chunk")?;
+    // Test builds only (tests/js/trap-recovery.test.mjs): the small modules leave this
+    // sentinel stream to the full decoder, which traps on it.
+    #[cfg(feature = "test-trap")]
+    if stream == b"__zarr_jpeg_test_trap__:full-decoder" {
+        #[cfg(feature = "full-decoder")]
+        panic!("test-trap: a panic in the full decoder on purpose");
+        #[cfg(not(feature = "full-decoder"))]
+        return Err(codec_error(crate::decode::needs_full_decoder(
+            crate::decode::Defer {
+                reason: "test-trap".into(),
+            },
+        )));
+    }
     let samples = crate::decode(&config, &stream, &shape).map_err(codec_error)?;
     Ok(Uint8Array::from(samples.as_slice()))
 }
@@ -176,6 +189,7 @@ fn codec_error(e: CodecError) -> JsValue {
         ErrorKind::UnsupportedStream => "UnsupportedStream",
         ErrorKind::CorruptStream => "CorruptStream",
         ErrorKind::StreamMismatch => "StreamMismatch",
+        ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
     };
     js_error(&e.to_string(), kind)
 }

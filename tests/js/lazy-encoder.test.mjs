@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as zarr from "zarrita";
-import { register, isReady, compiledWasmModule, compiledDecoderModule, encode, decode } from "../../dist/index.js";
+import { register, isReady, compiledWasmModule, compiledDecoderModule, compiledFullDecoderModule, isFullDecoderReady, encode, decode } from "../../dist/index.js";
 
 const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
 
@@ -38,6 +38,8 @@ test("reading through register() loads the decoder only; the first write loads t
   assert.ok(compiledDecoderModule() instanceof WebAssembly.Module, "the decoder is loaded");
   assert.equal(isReady(), false, "the encoder is not loaded by reading");
   assert.equal(compiledWasmModule(), undefined);
+  assert.equal(isFullDecoderReady(), false, "baseline data does not load the full decoder");
+  assert.equal(compiledFullDecoderModule(), undefined);
   assert.throws(() => encode(config, data, shape), /encoder is not loaded; call `await init\(\)` first \(initDecoder\(\) loads the decoder only\)/);
   // decode() works with the decoder alone.
   assert.deepEqual(decode(config, store.get("/c/0/0/0"), [64, 64, 3]), data);
@@ -46,4 +48,5 @@ test("reading through register() loads the decoder only; the first write loads t
   assert.equal(isReady(), true, "writing loaded the encoder");
   const again = await zarr.get(arr, null);
   assert.equal(again.data.length, data.length);
+  assert.equal(isFullDecoderReady(), false, "nor does writing and reading our own (baseline) streams");
 });

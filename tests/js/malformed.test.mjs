@@ -8,11 +8,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { init, encode, decode, validateConfig } from "../../dist/index.js";
+import { init, initFullDecoder, encode, decode, validateConfig } from "../../dist/index.js";
 import { DecodePool } from "../../dist/pool.js";
 import { concat } from "../../dist/bytes.js";
 
 await init();
+// Progressive bases and their mutations then go to the full decoder.
+await initFullDecoder();
 
 const FIXTURES = new URL("../fixtures/", import.meta.url);
 

@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { startServer } from "./helpers/server.mjs";
 import { launchBrowser } from "./helpers/browser.mjs";
+import { PROGRESSIVE } from "./helpers/progressive.mjs";
+import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 let project, server, browser;
@@ -35,6 +37,23 @@ export async function run({ workers = 0, workerUrl } = {}) {
   const mode = handle.pool ? handle.pool.mode : "main thread";
   await handle.close();
   return { shape, max, mode, chunks: store.size - 1 };
+}
+// A progressive stream (not ours: libjpeg-turbo's) as a one-chunk array: needs the full decoder.
+export async function readProgressive({ bytes, shape, config, workers = 0 }) {
+  const handle = register(zarr.registry, { workers });
+  const store = new Map([
+    ["/zarr.json", new TextEncoder().encode(JSON.stringify({
+      zarr_format: 3, node_type: "array", shape, data_type: "uint8", fill_value: 0,
+      chunk_grid: { name: "regular", configuration: { chunk_shape: shape } },
+      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+      codecs: [{ name: "jpeg", configuration: config }],
+    }))],
+    ["/c/" + shape.map(() => 0).join("/"), new Uint8Array(bytes)],
+  ]);
+  const { data } = await zarr.get(await zarr.open(store, { kind: "array" }), null);
+  const stats = handle.pool ? { ...handle.pool.stats, mode: handle.pool.mode } : null;
+  await handle.close();
+  return { data: Array.from(data), stats };
 }
 `;
 
@@ -61,10 +80,10 @@ before(async () => {
   await esbuild.build({ entryPoints: [path.join(project, "app.js")], bundle: true, format: "esm", platform: "browser", outfile: path.join(project, "out", "app.js"), logLevel: "error" });
   await esbuild.build({ stdin: { contents: 'export * from "zarrita";', resolveDir: project }, bundle: true, format: "esm", platform: "browser", outfile: path.join(project, "vendor", "zarrita.js"), logLevel: "error" });
   fs.writeFileSync(path.join(project, "bundled.html"), `<!doctype html><meta charset="utf-8"><script type="module">
-    import { run } from "./out/app.js"; window.run = run; window.ready = true;</script>`);
+    import { run, readProgressive } from "./out/app.js"; window.run = run; window.readProgressive = readProgressive; window.ready = true;</script>`);
   fs.writeFileSync(path.join(project, "direct.html"), `<!doctype html><meta charset="utf-8">
     <script type="importmap">{"imports": {"zarrita": "./vendor/zarrita.js", "zarr-jpeg": "./node_modules/zarr-jpeg/dist/index.js"}}</script>
-    <script type="module">import { run } from "./app.js"; window.run = run; window.ready = true;</script>`);
+    <script type="module">import { run, readProgressive } from "./app.js"; window.run = run; window.readProgressive = readProgressive; window.ready = true;</script>`);
   server = await startServer(project);
   browser = await launchBrowser();
 });
@@ -78,6 +97,11 @@ after(async () => {
 test("the tarball holds dist/ (wasm inlined, worker, declarations) and no sources or tests", () => {
   const files = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist"));
   for (const f of ["index.js", "index.d.ts", "zarrita.js", "zarrita.d.ts", "reshape.js", "reshape.d.ts", "pool.js", "worker.js", "loader.js"]) assert.ok(files.includes(f), f);
+  // Three modules (whole codec, decoder, full decoder): glue, SIMD and scalar payloads each.
+  const wasm = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist", "wasm"));
+  for (const name of ["zarr_jpeg", "zarr_jpeg_decoder", "zarr_jpeg_full_decoder"]) {
+    for (const f of [`${name}.js`, `${name}_bg.wasm.js`, `${name}_scalar_bg.wasm.js`]) assert.ok(wasm.includes(f), f);
+  }
   assert.ok(!fs.existsSync(path.join(project, "node_modules", "zarr-jpeg", "src")));
   assert.ok(!fs.existsSync(path.join(project, "node_modules", "zarr-jpeg", "tests")));
 });
@@ -106,12 +130,39 @@ test("(1) a page bundled by esbuild: main thread; workers via workerUrl; clean f
 
 test("(2) a page importing the package directly (import map, no bundler): main thread and Web Workers", async () => {
   const page = await browser.newPage();
+  const requests = [];
+  page.on("request", (request) => requests.push(new URL(request.url()).pathname));
   await page.goto(`${server.url}/direct.html`);
   await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
   check(await page.evaluate(() => window.run()), "main thread");
   check(await page.evaluate(() => window.run({ workers: 2 })), "workers");
+  // Our own (baseline) data: the full decoder is never fetched, its glue included.
+  assert.ok(requests.some((r) => r.endsWith("/zarr_jpeg_decoder_bg.wasm.js")), requests.join("\n"));
+  assert.deepEqual(requests.filter((r) => r.includes("full_decoder")), []);
   assert.deepEqual(page.consoleErrors, []);
   await page.close();
+});
+
+test("(2b) the same page reads progressive chunks: the full decoder loads on demand, on the main thread and in Web Workers", async () => {
+  for (const workers of [0, 2]) {
+    const page = await browser.newPage();
+    const requests = [];
+    page.on("request", (request) => requests.push(new URL(request.url()).pathname));
+    await page.goto(`${server.url}/direct.html`);
+    await page.waitForFunction(() => window.ready === true, null, { timeout: 20000 });
+    for (const f of PROGRESSIVE) {
+      const got = await page.evaluate((args) => window.readProgressive(args), { bytes: Array.from(f.bytes), shape: f.shape, config: f.config, workers });
+      assertLikeDjpeg(Uint8Array.from(got.data), f.path, `${f.file}, ${workers} workers`);
+      if (workers) {
+        assert.equal(got.stats.mode, "workers");
+        assert.equal(got.stats.decodedHere, 0, `${f.file}: decoded in a worker`);
+        assert.ok(got.stats.fullDecoderWorkers >= 1);
+      }
+    }
+    assert.equal(requests.filter((r) => r.endsWith("/zarr_jpeg_full_decoder_bg.wasm.js")).length, 1, requests.join("\n"));
+    assert.deepEqual(page.consoleErrors, []);
+    await page.close();
+  }
 });
 
 test("(4) the installed package's types check against zarrita's under moduleResolution bundler", () => {

@@ -82,6 +82,24 @@ test("the SIMD and scalar modules write identical streams and decode identical p
   assert.deepEqual(differing, [], "cases whose stream or pixels differ between the SIMD and scalar modules");
 });
 
+test("the SIMD and scalar full decoders decode progressive streams identically; initFullDecoder() follows the loaded variant", () => {
+  const body = (simd) => `
+    import * as z from ${JSON.stringify(dist)};
+    import { fullDecoderUsesSimd } from ${JSON.stringify(new URL("../../dist/loader.js", import.meta.url).href)};
+    import { PROGRESSIVE } from ${JSON.stringify(new URL("./helpers/progressive.mjs", import.meta.url).href)};
+    import { createHash } from "node:crypto";
+    await z.initDecoder({ simd: ${simd} });
+    await z.initFullDecoder();
+    const digests = PROGRESSIVE.map((f) => createHash("sha256").update(z.decode(f.config, f.bytes, f.shape)).digest("hex"));
+    console.log(JSON.stringify({ full: fullDecoderUsesSimd(), digests }));`;
+  const simd = inFreshProcess(body(true));
+  const scalar = inFreshProcess(body(false));
+  assert.equal(simd.full, true);
+  assert.equal(scalar.full, false);
+  assert.equal(simd.digests.length, 3);
+  assert.deepEqual(simd.digests, scalar.digests);
+});
+
 test("an engine without SIMD gets the scalar module automatically, and simd: true is refused there", () => {
   const fallback = runVariant("auto", { noSimd: true });
   assert.equal(fallback.supported, false);

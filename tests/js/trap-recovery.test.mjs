@@ -33,7 +33,7 @@ function buildTrapVariant() {
   const modules = path.join(scratch, "node_modules");
   if (!fs.existsSync(modules)) fs.symlinkSync(path.join(root, "node_modules"), modules);
   // Start from the main build's compiled dependencies the first time.
-  for (const dir of ["target/wasm32-unknown-unknown/release", "target/decoder/wasm32-unknown-unknown/release"]) {
+  for (const dir of ["target/simd/wasm32-unknown-unknown/release", "target/simd-decoder/wasm32-unknown-unknown/release", "target/simd-full-decoder/wasm32-unknown-unknown/release"]) {
     const from = path.join(root, dir);
     const to = path.join(scratch, dir);
     if (!fs.existsSync(to) && fs.existsSync(from)) fs.cpSync(from, to, { recursive: true });
@@ -68,6 +68,23 @@ test("a build that traps on purpose: each trap is one failed call, the next call
     assert.throws(() => pkg.decode(gray, stream.subarray(0, 10), [32, 32]), (e) => /^jpeg: /.test(e.message));
   }
   console.log(`${traps} traps, each followed by working calls`);
+
+  // The full decoder recovers the same way: the codec module leaves the sentinel stream
+  // to it (NeedsFullDecoder), and it traps there.
+  const sentinel = new TextEncoder().encode("__zarr_jpeg_test_trap__:full-decoder");
+  assert.throws(() => pkg.decode(gray, sentinel, [32, 32]), (e) => e.kind === "NeedsFullDecoder", "before initFullDecoder()");
+  await pkg.initFullDecoder();
+  const progressive = new Uint8Array(fs.readFileSync(new URL("../fixtures/gray_progressive_q90_cjpeg_61x47.jpg", import.meta.url)));
+  const progressiveSamples = pkg.decode(gray, progressive, [47, 61]);
+  for (let round = 0; round < 5; round++) {
+    assert.throws(
+      () => pkg.decode(gray, sentinel, [32, 32]),
+      (e) => e instanceof Error && /trapped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError,
+      `full decoder, round ${round}`,
+    );
+    assert.deepEqual(pkg.decode(gray, progressive, [47, 61]), progressiveSamples);
+    assert.deepEqual(pkg.decode(gray, stream, [32, 32]), expected);
+  }
 });
 
 // The configuration is read through Reflect (src/js_value.rs), so whatever a getter or

@@ -842,7 +842,13 @@ where
         let out = &mut out[0..out_len];
 
         if self.is_progressive {
-            self.decode_mcu_ycbcr_progressive(out)
+            // zarr-jpeg: progressive decoding is the optional feature `progressive`.
+            #[cfg(feature = "progressive")]
+            return self.decode_mcu_ycbcr_progressive(out);
+            #[cfg(not(feature = "progressive"))]
+            return Err(DecodeErrors::FormatStatic(
+                "progressive JPEG (SOF2) decoding is not compiled in (zune-jpeg feature `progressive`)"
+            ));
         } else {
             self.decode_mcu_ycbcr_baseline(out)
         }

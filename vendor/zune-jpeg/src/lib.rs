@@ -170,6 +170,9 @@
     forbid(unsafe_code)
 )]
 #![cfg_attr(not(feature = "std"), no_std)]
+// zarr-jpeg: without the `progressive` feature, the progressive bit-reader routines and
+// scan fields are unused (they are not linked in).
+#![cfg_attr(not(feature = "progressive"), allow(dead_code))]
 #![cfg_attr(feature = "portable_simd", feature(portable_simd))]
 #![macro_use]
 extern crate alloc;
