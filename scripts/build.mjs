@@ -59,8 +59,8 @@ const modules = [];
 for (const variant of variants) {
   const simd = variant === "simd";
   modules.push(
-    buildModule({ name: crate, variant, targetDir: simd ? "target/simd" : "target", features: ["encoder", extraFeatures] }),
-    buildModule({ name: `${crate}_decoder`, variant, targetDir: simd ? "target/simd-decoder" : "target/decoder", features: [extraFeatures] }),
+    buildModule({ name: crate, variant, targetDir: simd ? "target/simd" : "target", features: ["encoder", "full-decoder", extraFeatures] }),
+    buildModule({ name: `${crate}_decoder`, variant, targetDir: simd ? "target/simd-decoder" : "target/decoder", features: ["full-decoder", extraFeatures] }),
   );
 }
 

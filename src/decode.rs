@@ -1,12 +1,17 @@
 //! JPEG stream → chunk samples: header checks first (nothing is allocated from the
 //! stream's claims), then zune-jpeg, then the conversion to `decoded_color_space`.
 
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::errors::DecodeErrors;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::zune_core::options::DecoderOptions;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::JpegDecoder;
 
+use crate::baseline;
 use crate::chunk::ChunkLayout;
 use crate::color;
 use crate::config::{DecodedColorSpace, JpegConfig};
@@ -142,6 +147,46 @@ fn decode_checked(
                 )))
             }
         };
+    // The baseline decoder first (src/baseline/): byte-identical to the zune-jpeg path
+    // below on every stream it accepts; it defers everything else.
+    let baseline_output = match zune_out {
+        ColorSpace::Luma => baseline::Output::Luma,
+        ColorSpace::RGB if !zune_sees_rgb => baseline::Output::YcbcrToRgb,
+        _ => baseline::Output::Copy,
+    };
+    let deferred = if baseline_enabled() && header.process != CodingProcess::Progressive {
+        baseline::decode(stream, baseline_output, out).err()
+    } else {
+        Some(baseline::Defer("progressive"))
+    };
+    if let Some(reason) = deferred {
+        #[cfg(feature = "full-decoder")]
+        let _ = reason;
+        #[cfg(feature = "full-decoder")]
+        decode_deferred(stream, layout, out, zune_out)?;
+        #[cfg(not(feature = "full-decoder"))]
+        let _ = layout;
+        #[cfg(not(feature = "full-decoder"))]
+        return Err(CodecError::unsupported(format!(
+            "this module decodes only the baseline streams it can decode exactly ({}); \
+             the full decoder is needed",
+            reason.0
+        )));
+    }
+    if let Some(convert) = convert {
+        convert(out);
+    }
+    Ok(())
+}
+
+/// A stream the baseline decoder left: zune-jpeg, asked for `zune_out`.
+#[cfg(feature = "full-decoder")]
+fn decode_deferred(
+    stream: &[u8],
+    layout: &ChunkLayout,
+    out: &mut [u8],
+    zune_out: ColorSpace,
+) -> Result<()> {
     let options = DecoderOptions::default()
         .set_max_width(usize::from(layout.width))
         .set_max_height(usize::from(layout.height))
@@ -166,11 +211,7 @@ fn decode_checked(
             "the decoder would produce {size:?} bytes but the chunk holds {}",
             out.len()
         )),
-    })?;
-    if let Some(convert) = convert {
-        convert(out);
-    }
-    Ok(())
+    })
 }
 
 /// libjpeg-turbo's rules (JFIF → YCbCr; else Adobe transform; else ids 'R','G','B' → RGB;
@@ -273,6 +314,30 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
     Ok(())
 }
 
+/// Whether decodes try the baseline decoder first: always, except in tests that compare
+/// it with the zune-jpeg path (`set_baseline_for_tests`, test builds only).
+fn baseline_enabled() -> bool {
+    #[cfg(feature = "scalar-reference")]
+    return BASELINE.with(|f| f.get());
+    #[cfg(not(feature = "scalar-reference"))]
+    true
+}
+
+#[cfg(feature = "scalar-reference")]
+std::thread_local! {
+    static BASELINE: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+}
+
+/// Test hook: `false` makes this thread's decodes skip the baseline decoder (src/baseline/)
+/// and use zune-jpeg, so a test can compare both (tests/baseline_decoder.rs). Not part of
+/// the API; test builds only.
+#[doc(hidden)]
+#[cfg(feature = "scalar-reference")]
+pub fn set_baseline_for_tests(yes: bool) {
+    BASELINE.with(|f| f.set(yes));
+}
+
+#[cfg(feature = "full-decoder")]
 /// Whether decodes try zune-jpeg's fast scan path: always, except in tests that compare it
 /// with the standard path (`set_fast_scan_for_tests`, test builds only).
 fn fast_scan_enabled() -> bool {
@@ -295,17 +360,20 @@ pub fn set_fast_scan_for_tests(yes: bool) {
     FAST_SCAN.with(|f| f.set(yes));
 }
 
+#[cfg(feature = "full-decoder")]
 enum RunError {
     Decoder(DecodeErrors),
     Size(Option<usize>),
 }
 
+#[cfg(feature = "full-decoder")]
 impl From<DecodeErrors> for RunError {
     fn from(e: DecodeErrors) -> Self {
         RunError::Decoder(e)
     }
 }
 
+#[cfg(feature = "full-decoder")]
 /// One zune-jpeg decoder over `stream`, with or without the fast scan path.
 fn run_decoder(
     stream: &[u8],
@@ -323,6 +391,7 @@ fn run_decoder(
     Ok(())
 }
 
+#[cfg(feature = "full-decoder")]
 fn decoder_error(e: zune_jpeg::errors::DecodeErrors) -> CodecError {
     CodecError::corrupt(format!("the decoder reported: {e}"))
 }

@@ -33,7 +33,7 @@ use crate::misc::UN_ZIGZAG;
 
 /// The fast path gave up; the stream must be decoded again with the standard path.
 #[derive(Debug)]
-pub(crate) struct Abandon;
+pub struct Abandon;
 
 /// Bits of look-ahead of the fast tables.
 const FAST_BITS: u32 = 10;
@@ -65,7 +65,7 @@ const NATURAL: [u8; 64] = {
 
 /// What `decode_huff!` needs for codes longer than `FAST_BITS`.
 #[derive(Clone)]
-pub(crate) struct LongCodes {
+pub struct LongCodes {
     maxcode: [i32; 18],
     offset:  [i32; 18],
     values:  [u8; 256]
@@ -73,7 +73,7 @@ pub(crate) struct LongCodes {
 
 /// The tables of one component.
 #[derive(Clone)]
-pub(crate) struct ComponentTables {
+pub struct ComponentTables {
     dc:      [u32; FAST_SIZE],
     ac:      [u32; FAST_SIZE],
     /// Quantisation table in zig-zag order.
@@ -168,7 +168,7 @@ fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
 
 impl ComponentTables {
     #[inline(never)]
-    pub(crate) fn new(dc: &HuffmanTable, ac: &HuffmanTable, qt: &[i32; 64]) -> ComponentTables {
+    pub fn new(dc: &HuffmanTable, ac: &HuffmanTable, qt: &[i32; 64]) -> ComponentTables {
         let mut qt_zz = [0; 64];
         for (z, q) in qt_zz.iter_mut().enumerate() {
             *q = qt[usize::from(NATURAL[z]) & 63];
@@ -194,8 +194,8 @@ impl ComponentTables {
 /// Position of the bit reader: bits of the scan buffer consumed so far. The bit buffer
 /// itself is reloaded from it before every code, so nothing else is carried.
 #[derive(Clone, Copy)]
-pub(crate) struct Bits {
-    pub(crate) pos: usize
+pub struct Bits {
+    pub pos: usize
 }
 
 /// The 8 bytes at forward position `p` as a big-endian u64, from the byte-reversed
@@ -215,15 +215,15 @@ fn load_be(rev: &[u8], p: usize) -> u64 {
 }
 
 /// The destuffed entropy-coded data of one scan, and where its restart intervals end.
-pub(crate) struct FastScan {
+pub struct FastScan {
     /// Destuffed bytes of all restart intervals, then 8 zero bytes, all in reverse
     /// order (see `load_be`).
-    pub(crate) data: Vec<u8>,
-    pub(crate) ctl:  ScanControl
+    pub data: Vec<u8>,
+    pub ctl:  ScanControl
 }
 
 /// Restart-interval bookkeeping of a `FastScan`.
-pub(crate) struct ScanControl {
+pub struct ScanControl {
     /// End (exclusive, in `data`) of each restart interval's bytes; the last one is
     /// followed by EOI, the others by RSTn.
     seg_ends: Vec<usize>,
@@ -232,9 +232,9 @@ pub(crate) struct ScanControl {
     /// The last interval ended at a restart boundary: no MCU may follow.
     ended:    bool,
     /// Bit reader state between MCU rows.
-    pub(crate) bits: Bits,
+    pub bits: Bits,
     /// Source position just after the EOI marker.
-    pub(crate) end_position: usize
+    pub end_position: usize
 }
 
 /// First index of a 0xFF byte in `bytes`, eight bytes at a time.
@@ -264,10 +264,21 @@ impl FastScan {
     /// Reads the rest of the stream from the reader's position and destuffs the scan
     /// data; `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
     #[inline(never)]
-    pub(crate) fn new<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Result<FastScan, Abandon> {
+    pub fn new<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Result<FastScan, Abandon> {
         let start = reader.position().map_err(|_| Abandon)? as usize;
         let mut data = Vec::new();
         reader.read_all(&mut data).map_err(|_| Abandon)?;
+        FastScan::from_vec(data, start)
+    }
+
+    /// `new` on a copy of `scan` (the bytes after the SOS header up to the end of the
+    /// stream); `end_position` is then relative to `scan`.
+    #[inline(never)]
+    pub fn from_slice(scan: &[u8]) -> Result<FastScan, Abandon> {
+        FastScan::from_vec(scan.to_vec(), 0)
+    }
+
+    fn from_vec(mut data: Vec<u8>, start: usize) -> Result<FastScan, Abandon> {
         // bit positions (8 per byte, plus what a broken row may read past the end) must fit
         // a usize with room to spare: 256 MB on wasm32
         if data.len() >= usize::MAX / 16 {
@@ -317,7 +328,7 @@ impl ScanControl {
     }
 
     /// After an MCU row: `Abandon` if the current interval was read past its end.
-    pub(crate) fn check_row(&self, bits: &Bits) -> Result<(), Abandon> {
+    pub fn check_row(&self, bits: &Bits) -> Result<(), Abandon> {
         if bits.pos > self.seg_end_bits()? {
             return Err(Abandon);
         }
@@ -325,7 +336,7 @@ impl ScanControl {
     }
 
     /// At the end of the scan: every interval used, none read past its end.
-    pub(crate) fn check_end(&self) -> Result<(), Abandon> {
+    pub fn check_end(&self) -> Result<(), Abandon> {
         self.check_row(&self.bits)?;
         if self.seg + 1 != self.seg_ends.len() {
             return Err(Abandon);
@@ -336,7 +347,7 @@ impl ScanControl {
     /// At a restart boundary (zune's `handle_rst_main`): the interval's bytes must be used
     /// up to fewer than 8 bits; then the next interval (DC predictions reset by the
     /// caller), or, after the last one, no more MCUs. Returns whether to reset DC.
-    pub(crate) fn restart(&mut self, bits: &mut Bits) -> Result<bool, Abandon> {
+    pub fn restart(&mut self, bits: &mut Bits) -> Result<bool, Abandon> {
         let end = self.seg_end_bits()?;
         let used = bits.pos;
         if used > end || end - used >= 8 {
@@ -351,20 +362,20 @@ impl ScanControl {
         Ok(true)
     }
 
-    pub(crate) fn ended(&self) -> bool {
+    pub fn ended(&self) -> bool {
         self.ended
     }
 }
 
 /// A block decoder over the bytes of a `FastScan`.
-pub(crate) struct BlockDecoder<'a> {
+pub struct BlockDecoder<'a> {
     data: &'a [u8],
-    pub(crate) bits: Bits
+    pub bits: Bits
 }
 
 impl<'a> BlockDecoder<'a> {
     #[inline(always)]
-    pub(crate) fn new(data: &'a [u8], bits: Bits) -> BlockDecoder<'a> {
+    pub fn new(data: &'a [u8], bits: Bits) -> BlockDecoder<'a> {
         BlockDecoder { data, bits }
     }
 
@@ -481,13 +492,13 @@ impl<'a> BlockDecoder<'a> {
 
 
 /// `decode_block` result for a stream the fast path gives up on.
-pub(crate) const ABANDON: u32 = 255;
+pub const ABANDON: u32 = 255;
 
 /// One block (`BlockDecoder::decode_block_inner`), a function with no calls inside: the
 /// zig-zag index after the last coefficient, or `ABANDON`. (wasm-opt inlines it into the
 /// row loop; keeping it out of line there measured the same.)
 #[inline(never)]
-pub(crate) fn decode_block(
+pub fn decode_block(
     dec: &mut BlockDecoder<'_>, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
 ) -> u32 {
     let mut local = BlockDecoder {

@@ -204,6 +204,28 @@ mod worker;
 
 /// zarr-jpeg patch: the wasm simd128 kernels beside the scalar functions they replace,
 /// for tests that compare the two on arbitrary inputs. Not a stable API.
+/// zarr-jpeg: the stages zarr-jpeg's own baseline decoder (`src/baseline/`) calls, so
+/// its output is zune's by construction: Huffman tables, the fast scan path's block
+/// decoder, the IDCT / up-sampler / colour-converter choices and the row converters.
+/// Not part of the crate's API.
+#[doc(hidden)]
+pub mod __kernels {
+    pub use crate::color_convert::{choose_ycbcr_to_rgb_convert_func, ycbcr_to_grayscale};
+    pub use crate::components::UpSampler;
+    pub use crate::decoder::{ColorConvert16Ptr, IDCTPtr};
+    pub use crate::fast_scan::{
+        decode_block, BlockDecoder, Bits, ComponentTables, FastScan, ScanControl, ABANDON
+    };
+    pub use crate::huffman::HuffmanTable;
+    pub use crate::idct::{choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func};
+    pub use crate::misc::UN_ZIGZAG;
+    pub use crate::upsampler::{
+        choose_horizontal_samp_function, choose_hv_samp_function, choose_v_samp_function,
+        generic_sampler
+    };
+    pub use crate::worker::{color_convert_ycbcr, copy_removing_padding};
+}
+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[doc(hidden)]
 pub mod __wasm_simd128_kernels {
