@@ -108,9 +108,16 @@ fn direct(name: &str, stream: &[u8]) -> (usize, usize) {
             let theirs = zune(stream, header.width, header.height, cs, len);
             assert!(
                 theirs.as_ref() == Ok(&ours),
-                "{name} ({output:?}): the baseline decoder gave {} but zune-jpeg {}",
+                "{name} ({output:?}): the baseline decoder gave {} but zune-jpeg {}{}",
                 describe(&Ok(ours.clone())),
-                describe(&theirs)
+                describe(&theirs),
+                match &theirs {
+                    Ok(t) => format!(
+                        "; first difference at sample {:?}",
+                        ours.iter().zip(t).position(|(a, b)| a != b)
+                    ),
+                    Err(_) => String::new(),
+                }
             );
         }
     }
