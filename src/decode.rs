@@ -193,19 +193,7 @@ fn decode_deferred(
         .set_strict_mode(true)
         .jpeg_set_max_scans(MAX_SCANS)
         .jpeg_set_out_colorspace(zune_out);
-    // The vendored zune-jpeg's fast scan path first (vendor/PATCHES.md); it gives up with
-    // `FastScanAbandoned` on anything it does not handle exactly like the standard path,
-    // and the stream is then decoded again from the start without it.
-    // (One call site in a loop rather than two calls: the decoder is then inlined here
-    // once, with the options known, which keeps the module as small as before.)
-    let mut fast = fast_scan_enabled();
-    loop {
-        match run_decoder(stream, options, fast, out) {
-            Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) if fast => fast = false,
-            result => break result,
-        }
-    }
-    .map_err(|e| match e {
+    run_decoder(stream, options, out).map_err(|e| match e {
         RunError::Decoder(e) => decoder_error(e),
         RunError::Size(size) => CodecError::mismatch(format!(
             "the decoder would produce {size:?} bytes but the chunk holds {}",
@@ -338,28 +326,6 @@ pub fn set_baseline_for_tests(yes: bool) {
 }
 
 #[cfg(feature = "full-decoder")]
-/// Whether decodes try zune-jpeg's fast scan path: always, except in tests that compare it
-/// with the standard path (`set_fast_scan_for_tests`, test builds only).
-fn fast_scan_enabled() -> bool {
-    #[cfg(feature = "scalar-reference")]
-    return FAST_SCAN.with(|f| f.get());
-    #[cfg(not(feature = "scalar-reference"))]
-    true
-}
-
-#[cfg(feature = "scalar-reference")]
-std::thread_local! {
-    static FAST_SCAN: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
-}
-
-/// Test hook: `false` makes this thread's decodes skip zune-jpeg's fast scan path, so a
-/// test can compare both paths (tests/fast_scan.rs). Not part of the API; test builds only.
-#[doc(hidden)]
-#[cfg(feature = "scalar-reference")]
-pub fn set_fast_scan_for_tests(yes: bool) {
-    FAST_SCAN.with(|f| f.set(yes));
-}
-
 #[cfg(feature = "full-decoder")]
 enum RunError {
     Decoder(DecodeErrors),
@@ -374,15 +340,13 @@ impl From<DecodeErrors> for RunError {
 }
 
 #[cfg(feature = "full-decoder")]
-/// One zune-jpeg decoder over `stream`, with or without the fast scan path.
+/// One zune-jpeg decoder over `stream`.
 fn run_decoder(
     stream: &[u8],
     options: DecoderOptions,
-    fast: bool,
     out: &mut [u8],
 ) -> core::result::Result<(), RunError> {
     let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
-    decoder.set_fast_scan(fast);
     decoder.decode_headers()?;
     if decoder.output_buffer_size() != Some(out.len()) {
         return Err(RunError::Size(decoder.output_buffer_size()));

@@ -1,7 +1,8 @@
 //! Differential test of the baseline decoder (src/baseline/) against the zune-jpeg path
 //! of `decode::decode_checked`: every fixture, streams from our encoder (all eight
 //! sampling schemes, `rgb`, grayscale; 1×1 to 64×48), libjpeg-turbo streams with restart
-//! intervals, and mutations of all of them (the generators of tests/fast_scan.rs).
+//! intervals, and mutations of all of them (truncations, bit flips, bytes set to
+//! 0xFF/0x00/marker values, markers inserted, restart markers renumbered or dropped).
 //!
 //! Two levels, for every stream and every output colour space: (1) `baseline::decode`
 //! directly, on streams `check_stream` accepts: it either defers or gives exactly the

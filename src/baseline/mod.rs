@@ -11,10 +11,12 @@
 //! entropy data, unexpected markers, other layouts, ...); the caller then decodes with
 //! zune-jpeg. It never has to reproduce zune's errors, only its samples.
 //!
-//! Stages: `headers.rs` (tables, frame, scan), `scan.rs` (MCU loop, Huffman via the
-//! fast scan path, restarts, IDCT), `output.rs` (up-sampling, colour, crop).
+//! Stages: `headers.rs` (tables, frame, scan), `huffman.rs` (scan data and block
+//! decoding), `scan.rs` (MCU loop, restarts, IDCT), `output.rs` (up-sampling, colour,
+//! crop).
 
 mod headers;
+mod huffman;
 mod output;
 mod scan;
 

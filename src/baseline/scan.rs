@@ -1,15 +1,14 @@
-//! The MCU loop: Huffman decoding (zune-jpeg's fast scan path: destuffed, byte-reversed
-//! scan buffer, 10-bit combined tables; `zune_jpeg::__kernels`), restart intervals, and
+//! The MCU loop: Huffman decoding (`huffman.rs`: destuffed, byte-reversed scan buffer,
+//! 10-bit combined tables), restart intervals, and
 //! the IDCT of each block into its component's row buffer, with zune's IDCT choice
 //! (`mcu.rs`, `decode_mcu_width_fast`): the 1×1 IDCT for DC-only blocks, the 4×4 one
 //! when the last coefficient is within the first 10 in zig-zag order, the full one
 //! otherwise, and the same partial re-zeroing of the coefficient block.
 
-use zune_jpeg::__kernels::{
-    decode_block, BlockDecoder, ComponentTables, FastScan, IDCTPtr, ScanControl, ABANDON,
-};
+use zune_jpeg::__kernels::IDCTPtr;
 
 use super::headers::Frame;
+use super::huffman::{decode_block, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON};
 use super::Defer;
 
 /// One component's MCU row: `rows` = 8 × its vertical factor rows of `stride` samples
@@ -61,7 +60,7 @@ impl Scan {
         let data = stream
             .get(frame.scan_start..)
             .ok_or(Defer("no scan data"))?;
-        let fast = FastScan::from_slice(data)
+        let fast = FastScan::new(data)
             .map_err(|_| Defer("scan data with markers other than RSTn, fill bytes or no EOI"))?;
         Ok(Scan {
             fast,

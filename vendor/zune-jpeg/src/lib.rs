@@ -185,7 +185,6 @@ mod color_convert;
 mod components;
 mod decoder;
 pub mod errors;
-mod fast_scan;
 mod headers;
 mod huffman;
 #[cfg(not(fuzzing))]
@@ -205,18 +204,16 @@ mod worker;
 /// zarr-jpeg patch: the wasm simd128 kernels beside the scalar functions they replace,
 /// for tests that compare the two on arbitrary inputs. Not a stable API.
 /// zarr-jpeg: the stages zarr-jpeg's own baseline decoder (`src/baseline/`) calls, so
-/// its output is zune's by construction: Huffman tables, the fast scan path's block
-/// decoder, the IDCT / up-sampler / colour-converter choices and the row converters.
-/// Not part of the crate's API.
+/// its output is zune's by construction: Huffman tables (built and validated by zune, read
+/// through hidden accessors) and `huff_extend`, the IDCT / up-sampler / colour-converter
+/// choices and the row converters. Not part of the crate's API.
 #[doc(hidden)]
 pub mod __kernels {
     pub use crate::color_convert::{choose_ycbcr_to_rgb_convert_func, ycbcr_to_grayscale};
     pub use crate::components::UpSampler;
     pub use crate::decoder::{ColorConvert16Ptr, IDCTPtr};
-    pub use crate::fast_scan::{
-        decode_block, BlockDecoder, Bits, ComponentTables, FastScan, ScanControl, ABANDON
-    };
-    pub use crate::huffman::HuffmanTable;
+    pub use crate::bitstream::huff_extend;
+    pub use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
     pub use crate::idct::{choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func};
     pub use crate::misc::UN_ZIGZAG;
     pub use crate::upsampler::{
