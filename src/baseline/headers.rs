@@ -36,13 +36,13 @@ pub(crate) struct Frame {
 fn u16_at(b: &[u8], i: usize) -> Result<usize, Defer> {
     match (b.get(i), b.get(i + 1)) {
         (Some(&h), Some(&l)) => Ok(usize::from(h) << 8 | usize::from(l)),
-        _ => Err(Defer("header ends early")),
+        _ => Err(Defer::HEADERS),
     }
 }
 
 pub(crate) fn parse(stream: &[u8]) -> Result<Frame, Defer> {
     if stream.get(..2) != Some(&[0xFF, 0xD8][..]) {
-        return Err(Defer("no SOI"));
+        return Err(Defer::HEADERS);
     }
     let mut frame = Frame {
         width: 0,
@@ -59,21 +59,19 @@ pub(crate) fn parse(stream: &[u8]) -> Result<Frame, Defer> {
     let mut pos = 2usize;
     loop {
         if stream.get(pos) != Some(&0xFF) {
-            return Err(Defer("bytes between markers"));
+            return Err(Defer::HEADERS);
         }
-        let marker = *stream.get(pos + 1).ok_or(Defer("header ends early"))?;
+        let marker = *stream.get(pos + 1).ok_or(Defer::HEADERS)?;
         let len = u16_at(stream, pos + 2)?;
         if len < 2 {
-            return Err(Defer("segment length below 2"));
+            return Err(Defer::HEADERS);
         }
-        let end = pos.checked_add(2 + len).ok_or(Defer("segment length"))?;
-        let payload = stream
-            .get(pos + 4..end)
-            .ok_or(Defer("segment past the end"))?;
+        let end = pos.checked_add(2 + len).ok_or(Defer::HEADERS)?;
+        let payload = stream.get(pos + 4..end).ok_or(Defer::HEADERS)?;
         match marker {
             0xC0 | 0xC1 => {
                 if seen_sof {
-                    return Err(Defer("second SOF"));
+                    return Err(Defer::HEADERS);
                 }
                 seen_sof = true;
                 parse_sof(payload, &mut frame)?;
@@ -82,14 +80,14 @@ pub(crate) fn parse(stream: &[u8]) -> Result<Frame, Defer> {
             0xDB => parse_dqt(payload, &mut frame)?,
             0xDD => {
                 if len != 4 {
-                    return Err(Defer("DRI length"));
+                    return Err(Defer::HEADERS);
                 }
                 frame.restart_interval = u16_at(payload, 0)?;
                 frame.todo = frame.restart_interval;
             }
             0xDA => {
                 if !seen_sof {
-                    return Err(Defer("SOS before SOF"));
+                    return Err(Defer::HEADERS);
                 }
                 parse_sos(payload, &mut frame)?;
                 frame.scan_start = end;
@@ -104,7 +102,7 @@ pub(crate) fn parse(stream: &[u8]) -> Result<Frame, Defer> {
             }
             0xEE => {
                 if payload.len() < 5 {
-                    return Err(Defer("short APP14"));
+                    return Err(Defer::HEADERS);
                 }
                 if payload.starts_with(b"Adobe") && (payload.len() < 12 || payload[11] > 1) {
                     return Err(Defer("Adobe APP14 short or with transform other than 0/1"));
@@ -123,9 +121,9 @@ fn parse_sof(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
     }
     frame.height = u16_at(p, 1)?;
     frame.width = u16_at(p, 3)?;
-    let nf = usize::from(*p.get(5).ok_or(Defer("short SOF"))?);
+    let nf = usize::from(*p.get(5).ok_or(Defer::HEADERS)?);
     if !(nf == 1 || nf == 3) || p.len() != 6 + 3 * nf || frame.width == 0 || frame.height == 0 {
-        return Err(Defer("frame header"));
+        return Err(Defer::HEADERS);
     }
     for i in 0..nf {
         let c = &p[6 + 3 * i..9 + 3 * i];
@@ -136,7 +134,7 @@ fn parse_sof(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
             usize::from(c[2]),
         );
         if tq > 3 || frame.components.iter().any(|o| o.id == id) {
-            return Err(Defer("component spec"));
+            return Err(Defer::HEADERS);
         }
         frame.components.push(Component {
             id,
@@ -159,13 +157,13 @@ fn parse_dht(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
             return Err(Defer("DHT class or index"));
         }
         let mut counts = [0u8; 17];
-        counts[1..].copy_from_slice(p.get(i + 1..i + 17).ok_or(Defer("short DHT"))?);
+        counts[1..].copy_from_slice(p.get(i + 1..i + 17).ok_or(Defer::HEADERS)?);
         let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
         if total > 256 {
             return Err(Defer("DHT with more than 256 symbols"));
         }
         let mut symbols = [0u8; 256];
-        symbols[..total].copy_from_slice(p.get(i + 17..i + 17 + total).ok_or(Defer("short DHT"))?);
+        symbols[..total].copy_from_slice(p.get(i + 17..i + 17 + total).ok_or(Defer::HEADERS)?);
         let table = HuffmanTable::new(&counts, symbols, class == 0, false)
             .map_err(|_| Defer("Huffman table zune rejects"))?;
         if class == 0 {
@@ -188,7 +186,7 @@ fn parse_dqt(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
         }
         let bytes = p
             .get(i + 1..i + 1 + 64 * (precision + 1))
-            .ok_or(Defer("short DQT"))?;
+            .ok_or(Defer::HEADERS)?;
         let mut table = [0i32; 64];
         for (z, &natural) in UN_ZIGZAG.iter().take(64).enumerate() {
             let value = if precision == 0 {
@@ -196,7 +194,7 @@ fn parse_dqt(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
             } else {
                 i32::from(u16::from_be_bytes([bytes[2 * z], bytes[2 * z + 1]]))
             };
-            *table.get_mut(natural).ok_or(Defer("zig-zag"))? = value;
+            *table.get_mut(natural).ok_or(Defer::INTERNAL)? = value;
         }
         frame.qt[index] = Some(table);
         i += 1 + 64 * (precision + 1);
@@ -205,7 +203,7 @@ fn parse_dqt(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
 }
 
 fn parse_sos(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
-    let ns = usize::from(*p.first().ok_or(Defer("empty SOS"))?);
+    let ns = usize::from(*p.first().ok_or(Defer::HEADERS)?);
     if ns != frame.components.len() || p.len() != 1 + 2 * ns + 3 {
         return Err(Defer("scan does not hold every component"));
     }

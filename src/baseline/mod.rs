@@ -31,6 +31,14 @@ use scan::{Idct, RowBuffer, Scan};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Defer(pub &'static str);
 
+impl Defer {
+    /// A header (marker segment) the baseline decoder does not read exactly like zune-jpeg.
+    pub const HEADERS: Defer = Defer("markers or segments it does not read");
+    /// A size or index check that holds for every stream it accepts (never seen in tests):
+    /// kept so that nothing can panic.
+    pub const INTERNAL: Defer = Defer("internal check");
+}
+
 /// The samples asked for, as `decode_checked` asks zune-jpeg for them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
@@ -74,7 +82,7 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
     }
     let bpp = if nc == 1 { 1 } else { 3 };
     if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(out.len()) {
-        return Err(Defer("output size"));
+        return Err(Defer::INTERNAL);
     }
     let mcu_x = width.div_ceil(8 * h_max);
     let mcu_y = height.div_ceil(8 * v_max);
@@ -95,8 +103,8 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
         (2, 2) => (Chroma::Vertical, zk::choose_hv_samp_function(&options)),
         _ => (Chroma::Rows, zk::generic_sampler()),
     };
-    let convert16 = zk::choose_ycbcr_to_rgb_convert_func(ColorSpace::RGB, &options)
-        .ok_or(Defer("no colour converter"))?;
+    let convert16 =
+        zk::choose_ycbcr_to_rgb_convert_func(ColorSpace::RGB, &options).ok_or(Defer::INTERNAL)?;
 
     let new_rows = || -> Vec<RowBuffer> {
         comps

@@ -52,7 +52,7 @@ impl Sink<'_> {
         let out = self
             .out
             .get_mut(y * n..(y + 1) * n)
-            .ok_or(Defer("output row"))?;
+            .ok_or(Defer::INTERNAL)?;
         let pw = self.padded_width;
         let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
         for (dst, src) in r.iter_mut().zip(rows) {
@@ -60,7 +60,7 @@ impl Sink<'_> {
         }
         let used = if bpp == 1 { 1 } else { 3 };
         if r[..used].iter().any(|s| s.len() != pw) {
-            return Err(Defer("row length"));
+            return Err(Defer::INTERNAL);
         }
         match self.output {
             Output::Luma => ycbcr_to_grayscale(r[0], self.width, pw, out),
@@ -110,14 +110,14 @@ impl Writer<'_> {
             }
             Chroma::Rows => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer("components"));
+                    return Err(Defer::INTERNAL);
                 };
                 for r in 0..rows_per_mcu {
                     if r % self.v_max == 0 {
                         for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
                             let src = row(buf, r / self.v_max);
                             if src.is_empty() || up.len() != self.sink.padded_width {
-                                return Err(Defer("chroma row"));
+                                return Err(Defer::INTERNAL);
                             }
                             (self.upsampler)(src, &[], &[], &mut [], up);
                         }
@@ -128,12 +128,12 @@ impl Writer<'_> {
             }
             Chroma::Vertical => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer("components"));
+                    return Err(Defer::INTERNAL);
                 };
                 if i > 0 {
                     // the previous MCU row's last chroma row: its row below is our first
                     let [py, pcb, pcr] = prev else {
-                        return Err(Defer("components"));
+                        return Err(Defer::INTERNAL);
                     };
                     self.upsample(
                         [row(pcb, 7), row(pcr, 7)],
@@ -148,7 +148,7 @@ impl Writer<'_> {
                         [row(cb, c - 1), row(cr, c - 1)]
                     } else if i > 0 {
                         let [_, pcb, pcr] = prev else {
-                            return Err(Defer("components"));
+                            return Err(Defer::INTERNAL);
                         };
                         [row(pcb, 7), row(pcr, 7)]
                     } else {
@@ -177,7 +177,7 @@ impl Writer<'_> {
                 || below[k].len() != n
                 || up.len() != 2 * self.sink.padded_width
             {
-                return Err(Defer("chroma row"));
+                return Err(Defer::INTERNAL);
             }
             (self.upsampler)(src[k], above[k], below[k], &mut self.scratch, up);
         }

@@ -57,9 +57,7 @@ impl Scan {
                 .ok_or(Defer("missing quantisation table"))?;
             tables.push(ComponentTables::new(dc, ac, qt));
         }
-        let data = stream
-            .get(frame.scan_start..)
-            .ok_or(Defer("no scan data"))?;
+        let data = stream.get(frame.scan_start..).ok_or(Defer::INTERNAL)?;
         let fast = FastScan::new(data)
             .map_err(|_| Defer("scan data with markers other than RSTn, fill bytes or no EOI"))?;
         Ok(Scan {
@@ -86,8 +84,8 @@ impl Scan {
                 return Err(corrupt);
             }
             for (k, row) in rows.iter_mut().enumerate() {
-                let t = self.tables.get(k).ok_or(Defer("component"))?;
-                let pred = self.dc_pred.get_mut(k).ok_or(Defer("component"))?;
+                let t = self.tables.get(k).ok_or(Defer::INTERNAL)?;
+                let pred = self.dc_pred.get_mut(k).ok_or(Defer::INTERNAL)?;
                 for v in 0..row.v {
                     for h in 0..row.h {
                         let clobber_len = if clobber_more_than_4x4 { 64 } else { 32 };
@@ -101,7 +99,7 @@ impl Scan {
                         // the block's 8 rows must lie inside the row buffer (they always do:
                         // the buffer is sized for mcu_x MCUs), checked so nothing can panic
                         if at + 7 * row.stride + 8 > row.samples.len() {
-                            return Err(Defer("block outside the row buffer"));
+                            return Err(Defer::INTERNAL);
                         }
                         let out = &mut row.samples[at..];
                         if len <= 1 {
