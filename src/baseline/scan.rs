@@ -78,14 +78,18 @@ impl Scan {
         let ctl: &mut ScanControl = &mut self.fast.ctl;
         let mut dec = BlockDecoder::new(&self.fast.data, ctl.bits);
         let tmp = &mut self.tmp;
+        let (idct_1x1, idct_4x4, idct) = (self.idct.one, self.idct.four, self.idct.full);
+        if rows.len() != self.tables.len() {
+            return Err(Defer::INTERNAL);
+        }
         let mut clobber_more_than_4x4 = true;
         for j in 0..self.mcu_x {
             if ctl.ended() {
                 return Err(corrupt);
             }
-            for (k, row) in rows.iter_mut().enumerate() {
-                let t = self.tables.get(k).ok_or(Defer::INTERNAL)?;
-                let pred = self.dc_pred.get_mut(k).ok_or(Defer::INTERNAL)?;
+            let components = rows.iter_mut().zip(&self.tables).zip(&mut self.dc_pred);
+            for ((row, t), pred) in components {
+                let stride = row.stride;
                 for v in 0..row.v {
                     for h in 0..row.h {
                         let clobber_len = if clobber_more_than_4x4 { 64 } else { 32 };
@@ -95,19 +99,19 @@ impl Scan {
                             return Err(corrupt);
                         }
                         clobber_more_than_4x4 = len > 10;
-                        let at = row.stride * v * 8 + (j * row.h + h) * 8;
-                        // the block's 8 rows must lie inside the row buffer (they always do:
-                        // the buffer is sized for mcu_x MCUs), checked so nothing can panic
-                        if at + 7 * row.stride + 8 > row.samples.len() {
-                            return Err(Defer::INTERNAL);
-                        }
-                        let out = &mut row.samples[at..];
+                        // the block's 8 rows (always inside the row buffer, which is sized
+                        // for mcu_x MCUs; checked so that nothing can panic)
+                        let at = stride * v * 8 + (j * row.h + h) * 8;
+                        let out = row
+                            .samples
+                            .get_mut(at..at + 7 * stride + 8)
+                            .ok_or(Defer::INTERNAL)?;
                         if len <= 1 {
-                            (self.idct.one)(tmp, out, row.stride);
+                            idct_1x1(tmp, out, stride);
                         } else if len <= 10 {
-                            (self.idct.four)(tmp, out, row.stride);
+                            idct_4x4(tmp, out, stride);
                         } else {
-                            (self.idct.full)(tmp, out, row.stride);
+                            idct(tmp, out, stride);
                         }
                     }
                 }
