@@ -1,20 +1,26 @@
 //! JPEG stream → chunk samples: header checks first (nothing is allocated from the
 //! stream's claims), then the decoder, then the conversion to `decoded_color_space`.
 //!
-//! Which decoder: with the `full-decoder` feature (on by default; the npm package's
-//! `zarr_jpeg_full_decoder` module) every stream goes to zune-jpeg. Without it (the
-//! package's small reader and writer modules) zune-jpeg's progressive decoding is not
-//! linked in, and a stream it would be needed for fails with
+//! Which decoder: the baseline decoder (src/baseline/) first; it decodes the sequential
+//! single-scan streams it can decode exactly like zune-jpeg and defers the rest
+//! (progressive streams, unusual layouts or markers, corrupt data). With the
+//! `full-decoder` feature (on by default; the npm package's `zarr_jpeg_full_decoder`
+//! module) deferred streams go to zune-jpeg. Without it (the package's small reader and
+//! writer modules) zune-jpeg's decoder is not linked in, and a deferred stream fails with
 //! [`ErrorKind::NeedsFullDecoder`](crate::ErrorKind::NeedsFullDecoder), whose message
-//! names the reason, so the caller can retry with the full decoder. See
-//! [`decode_samples`] for where a purpose-built baseline decoder plugs in.
+//! names the reason, so the caller can retry with the full decoder.
 
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::errors::DecodeErrors;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::zune_core::options::DecoderOptions;
+#[cfg(feature = "full-decoder")]
 use zune_jpeg::JpegDecoder;
 
+use crate::baseline;
 use crate::chunk::ChunkLayout;
 use crate::color;
 use crate::config::{DecodedColorSpace, JpegConfig};
@@ -150,79 +156,70 @@ fn decode_checked(
                 )))
             }
         };
-    decode_samples(stream, layout, header, zune_out, out)?;
+    decode_samples(stream, layout, header, zune_out, zune_sees_rgb, out)?;
     if let Some(convert) = convert {
         convert(out);
     }
     Ok(())
 }
 
-/// Why a stream needs the full decoder (zune-jpeg with everything), for the message of a
-/// [`ErrorKind::NeedsFullDecoder`] error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Defer {
-    pub reason: String,
-}
-
 /// The error a build without the `full-decoder` feature returns for a stream only the
-/// full decoder decodes.
-pub fn needs_full_decoder(defer: Defer) -> CodecError {
+/// full decoder decodes; `reason` says why (from the baseline decoder's [`baseline::Defer`]).
+pub fn needs_full_decoder(reason: &str) -> CodecError {
     CodecError::new(
         ErrorKind::NeedsFullDecoder,
         format!(
-            "{}; this module does not decode it, the full decoder does (JavaScript: \
-             `await initFullDecoder()` before decode()/decodeInto(), or use decodeAsync(); \
-             register() and the worker pool load it by themselves; Rust: the `full-decoder` \
-             cargo feature)",
-            defer.reason
+            "this module's baseline decoder leaves this stream to the full decoder ({reason}); \
+             JavaScript: `await initFullDecoder()` before decode()/decodeInto(), or use \
+             decodeAsync(); register() and the worker pool load it by themselves; Rust: the \
+             `full-decoder` cargo feature"
         ),
     )
 }
 
-/// Decodes the checked stream into `out` as `zune_out` samples.
-///
-/// The small modules' decode path: a fast decoder for the streams it handles, deferring
-/// on the rest (`Err(Defer)`); deferred streams go to zune-jpeg when it is built in
-/// (`full-decoder`), else they fail with [`ErrorKind::NeedsFullDecoder`]. Until the
-/// purpose-built baseline decoder exists, the "fast decoder" is zune-jpeg's sequential
-/// path and only progressive streams defer ([`defer_reason`]).
+/// Decodes the checked stream into `out` as `zune_out` samples: the baseline decoder
+/// (src/baseline/) first, byte-identical to the zune-jpeg path on every stream it accepts;
+/// it defers everything else (progressive streams, unusual layouts or markers, corrupt
+/// data) to zune-jpeg when it is built in (`full-decoder`), else the stream fails with
+/// [`ErrorKind::NeedsFullDecoder`]. Without `full-decoder` nothing of zune-jpeg's decoder
+/// but the kernels the baseline decoder calls is linked in.
 fn decode_samples(
     stream: &[u8],
     layout: &ChunkLayout,
     header: &StreamHeader,
     zune_out: ColorSpace,
+    zune_sees_rgb: bool,
     out: &mut [u8],
 ) -> Result<()> {
-    // When the baseline decoder lands, this becomes:
-    //   match baseline::decode(stream, header, zune_out, out) {
-    //       Ok(()) => return Ok(()),
-    //       Err(defer) => { full decoder, or needs_full_decoder(defer) }
-    //   }
-    let deferred = defer_reason(header);
+    let baseline_output = match zune_out {
+        ColorSpace::Luma => baseline::Output::Luma,
+        ColorSpace::RGB if !zune_sees_rgb => baseline::Output::YcbcrToRgb,
+        _ => baseline::Output::Copy,
+    };
+    let deferred = if header.process == CodingProcess::Progressive {
+        baseline::Defer("a progressive stream (SOF2)")
+    } else if !baseline_enabled() {
+        baseline::Defer("switched off for a test")
+    } else {
+        match baseline::decode(stream, baseline_output, out) {
+            Ok(()) => return Ok(()),
+            Err(defer) => defer,
+        }
+    };
     #[cfg(feature = "full-decoder")]
     {
         let _ = deferred;
         run_zune(stream, layout, zune_out, out)
     }
     #[cfg(not(feature = "full-decoder"))]
-    match deferred {
-        Some(defer) => Err(needs_full_decoder(defer)),
-        None => run_zune(stream, layout, zune_out, out),
+    {
+        let _ = layout;
+        Err(needs_full_decoder(deferred.0))
     }
 }
 
-/// Why the small modules cannot decode this stream, if they cannot: for now, only
-/// progressive streams (zune-jpeg's progressive decoding is what the full decoder adds).
-pub fn defer_reason(header: &StreamHeader) -> Option<Defer> {
-    match header.process {
-        CodingProcess::Progressive => Some(Defer {
-            reason: "this stream is progressive (SOF2)".into(),
-        }),
-        CodingProcess::Baseline | CodingProcess::ExtendedSequential => None,
-    }
-}
-
-/// zune-jpeg over the whole stream, its fast scan path first.
+/// zune-jpeg over the whole stream, asked for `zune_out`.
+#[cfg(feature = "full-decoder")]
 fn run_zune(
     stream: &[u8],
     layout: &ChunkLayout,
@@ -235,19 +232,7 @@ fn run_zune(
         .set_strict_mode(true)
         .jpeg_set_max_scans(MAX_SCANS)
         .jpeg_set_out_colorspace(zune_out);
-    // The vendored zune-jpeg's fast scan path first (vendor/PATCHES.md); it gives up with
-    // `FastScanAbandoned` on anything it does not handle exactly like the standard path,
-    // and the stream is then decoded again from the start without it.
-    // (One call site in a loop rather than two calls: the decoder is then inlined here
-    // once, with the options known, which keeps the module as small as before.)
-    let mut fast = fast_scan_enabled();
-    loop {
-        match run_decoder(stream, options, fast, out) {
-            Err(RunError::Decoder(DecodeErrors::FastScanAbandoned)) if fast => fast = false,
-            result => break result,
-        }
-    }
-    .map_err(|e| match e {
+    run_decoder(stream, options, out).map_err(|e| match e {
         RunError::Decoder(e) => decoder_error(e),
         RunError::Size(size) => CodecError::mismatch(format!(
             "the decoder would produce {size:?} bytes but the chunk holds {}",
@@ -356,48 +341,50 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
     Ok(())
 }
 
-/// Whether decodes try zune-jpeg's fast scan path: always, except in tests that compare it
-/// with the standard path (`set_fast_scan_for_tests`, test builds only).
-fn fast_scan_enabled() -> bool {
+/// Whether decodes try the baseline decoder first: always, except in tests that compare
+/// it with the zune-jpeg path (`set_baseline_for_tests`, test builds only).
+fn baseline_enabled() -> bool {
     #[cfg(feature = "scalar-reference")]
-    return FAST_SCAN.with(|f| f.get());
+    return BASELINE.with(|f| f.get());
     #[cfg(not(feature = "scalar-reference"))]
     true
 }
 
 #[cfg(feature = "scalar-reference")]
 std::thread_local! {
-    static FAST_SCAN: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
+    static BASELINE: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
-/// Test hook: `false` makes this thread's decodes skip zune-jpeg's fast scan path, so a
-/// test can compare both paths (tests/fast_scan.rs). Not part of the API; test builds only.
+/// Test hook: `false` makes this thread's decodes skip the baseline decoder (src/baseline/)
+/// and use zune-jpeg, so a test can compare both (tests/baseline_decoder.rs). Not part of
+/// the API; test builds only.
 #[doc(hidden)]
 #[cfg(feature = "scalar-reference")]
-pub fn set_fast_scan_for_tests(yes: bool) {
-    FAST_SCAN.with(|f| f.set(yes));
+pub fn set_baseline_for_tests(yes: bool) {
+    BASELINE.with(|f| f.set(yes));
 }
 
+#[cfg(feature = "full-decoder")]
 enum RunError {
     Decoder(DecodeErrors),
     Size(Option<usize>),
 }
 
+#[cfg(feature = "full-decoder")]
 impl From<DecodeErrors> for RunError {
     fn from(e: DecodeErrors) -> Self {
         RunError::Decoder(e)
     }
 }
 
-/// One zune-jpeg decoder over `stream`, with or without the fast scan path.
+#[cfg(feature = "full-decoder")]
+/// One zune-jpeg decoder over `stream`.
 fn run_decoder(
     stream: &[u8],
     options: DecoderOptions,
-    fast: bool,
     out: &mut [u8],
 ) -> core::result::Result<(), RunError> {
     let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
-    decoder.set_fast_scan(fast);
     decoder.decode_headers()?;
     if decoder.output_buffer_size() != Some(out.len()) {
         return Err(RunError::Size(decoder.output_buffer_size()));
@@ -406,6 +393,7 @@ fn run_decoder(
     Ok(())
 }
 
+#[cfg(feature = "full-decoder")]
 fn decoder_error(e: zune_jpeg::errors::DecodeErrors) -> CodecError {
     CodecError::corrupt(format!("the decoder reported: {e}"))
 }

@@ -14,6 +14,7 @@
 //! assert_eq!(back.len(), samples.len());
 //! ```
 
+pub mod baseline;
 pub mod chunk;
 pub mod color;
 pub mod config;

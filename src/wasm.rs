@@ -85,11 +85,7 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
         #[cfg(feature = "full-decoder")]
         panic!("test-trap: a panic in the full decoder on purpose");
         #[cfg(not(feature = "full-decoder"))]
-        return Err(codec_error(crate::decode::needs_full_decoder(
-            crate::decode::Defer {
-                reason: "test-trap".into(),
-            },
-        )));
+        return Err(codec_error(crate::decode::needs_full_decoder("test-trap")));
     }
     let samples = crate::decode(&config, &stream, &shape).map_err(codec_error)?;
     Ok(Uint8Array::from(samples.as_slice()))

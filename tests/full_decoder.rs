@@ -96,7 +96,8 @@ fn progressive_streams_need_the_full_decoder_without_it() {
         let text = err.to_string();
         assert!(
             text.starts_with(
-                "jpeg: JPEG stream needs the full decoder: this stream is progressive (SOF2);"
+                "jpeg: JPEG stream needs the full decoder: this module's baseline decoder leaves \
+                 this stream to the full decoder (a progressive stream (SOF2));"
             ),
             "{text}"
         );

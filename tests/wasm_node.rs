@@ -6,8 +6,11 @@
 mod common;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;
+// The baseline decoder against the zune-jpeg path (tests/baseline_decoder.rs natively).
 mod entropy_coding;
 mod sample_sources;
+#[cfg(feature = "scalar-reference")]
+mod wasm_baseline;
 mod wasm_cases;
 
 // The vendored zune-jpeg's simd128 kernels against its scalar code (vendor/PATCHES.md).

@@ -20,7 +20,7 @@ import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 const NEEDS = (f) => (error) => {
   assert.ok(error instanceof Error, String(error));
   assert.equal(error.kind, "NeedsFullDecoder", `${f.file}: ${error.message}`);
-  assert.match(error.message, /^jpeg: JPEG stream needs the full decoder: this stream is progressive \(SOF2\);/);
+  assert.match(error.message, /^jpeg: JPEG stream needs the full decoder: this module.s baseline decoder leaves this stream to the full decoder \(a progressive stream \(SOF2\)\);/);
   assert.match(error.message, /`await initFullDecoder\(\)`/);
   assert.match(error.message, /register\(\) and the worker pool load it by themselves/);
   return true;

@@ -857,7 +857,7 @@ fn read_be_u32<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Option<u32> {
 
 /// Do the equivalent of JPEG HUFF_EXTEND
 #[inline(always)]
-pub(crate) fn huff_extend(x: i32, s: i32) -> i32 {
+pub fn huff_extend(x: i32, s: i32) -> i32 {
     // if x<s return x else return x+offset[s] where offset[s] = ( (-1<<s)+1)
     (x) + ((((x) - (1 << ((s) - 1))) >> 31) & (((-1) << (s)) + 1))
 }

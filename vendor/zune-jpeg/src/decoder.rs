@@ -157,8 +157,6 @@ pub struct JpegDecoder<T> {
     pub(crate) coeff:    usize, // Solves some weird bug :)
     /// Extended XMP segments
     pub(crate) extended_xmp_segments: Vec<ExtendedXmpSegment>,
-    /// zarr-jpeg: try the fast scan path (`fast_scan.rs`) first.
-    pub(crate) fast_scan: bool,
 }
 
 impl<T> JpegDecoder<T>
@@ -205,7 +203,6 @@ where
             is_mjpeg:          false,
             coeff:             1,
             extended_xmp_segments: vec![],
-            fast_scan:         false,
         }
     }
     /// Decode a buffer already in memory
@@ -842,26 +839,10 @@ where
         let out = &mut out[0..out_len];
 
         if self.is_progressive {
-            // zarr-jpeg: progressive decoding is the optional feature `progressive`.
-            #[cfg(feature = "progressive")]
-            return self.decode_mcu_ycbcr_progressive(out);
-            #[cfg(not(feature = "progressive"))]
-            return Err(DecodeErrors::FormatStatic(
-                "progressive JPEG (SOF2) decoding is not compiled in (zune-jpeg feature `progressive`)"
-            ));
+            self.decode_mcu_ycbcr_progressive(out)
         } else {
             self.decode_mcu_ycbcr_baseline(out)
         }
-    }
-
-    /// zarr-jpeg: decode sequential Huffman scans that hold every component with the fast
-    /// path of `fast_scan.rs` where it applies (strict mode only). When that path meets
-    /// anything it does not handle exactly like the standard one, `decode`/`decode_into`
-    /// return [`DecodeErrors::FastScanAbandoned`] and the caller must decode the stream
-    /// again with a new decoder without this option. Not a stable API.
-    #[doc(hidden)]
-    pub fn set_fast_scan(&mut self, yes: bool) {
-        self.fast_scan = yes;
     }
 
     /// Read only headers from a jpeg image buffer

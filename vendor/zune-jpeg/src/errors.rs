@@ -50,12 +50,7 @@ pub enum DecodeErrors {
     /// Too small output for size
     TooSmallOutput(usize, usize),
 
-    IoErrors(ZByteIoError),
-    /// zarr-jpeg: the fast scan path (`JpegDecoder::set_fast_scan`) gave up on this
-    /// stream; decode it again with a decoder that does not use it. Never returned
-    /// unless the fast path was asked for.
-    #[doc(hidden)]
-    FastScanAbandoned
+    IoErrors(ZByteIoError)
 }
 
 #[cfg(feature = "std")]
@@ -103,7 +98,6 @@ impl Debug for DecodeErrors {
             ),
             Self::TooSmallOutput(expected, found) => write!(f, "Too small output, expected buffer with at least {expected} bytes but got one with {found} bytes"),
             Self::IoErrors(error)=>write!(f,"I/O errors {error:?}"),
-            Self::FastScanAbandoned => write!(f, "Fast scan path abandoned, decode again without it"),
         }
     }
 }

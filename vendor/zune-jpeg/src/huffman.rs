@@ -49,6 +49,27 @@ pub struct HuffmanTable {
 }
 
 impl HuffmanTable {
+    /// zarr-jpeg: the derived tables, for its baseline decoder (`__kernels`). Hidden.
+    #[doc(hidden)]
+    pub fn lookup(&self) -> &[i32; 1 << HUFF_LOOKAHEAD] {
+        &self.lookup
+    }
+    /// zarr-jpeg (see `lookup`).
+    #[doc(hidden)]
+    pub fn maxcode(&self) -> &[i32; 18] {
+        &self.maxcode
+    }
+    /// zarr-jpeg (see `lookup`).
+    #[doc(hidden)]
+    pub fn offset(&self) -> &[i32; 18] {
+        &self.offset
+    }
+    /// zarr-jpeg (see `lookup`).
+    #[doc(hidden)]
+    pub fn values(&self) -> &[u8; 256] {
+        &self.values
+    }
+
     pub fn new(
         codes: &[u8; 17], values: [u8; 256], is_dc: bool, is_progressive: bool
     ) -> Result<HuffmanTable, DecodeErrors> {

@@ -170,9 +170,6 @@
     forbid(unsafe_code)
 )]
 #![cfg_attr(not(feature = "std"), no_std)]
-// zarr-jpeg: without the `progressive` feature, the progressive bit-reader routines and
-// scan fields are unused (they are not linked in).
-#![cfg_attr(not(feature = "progressive"), allow(dead_code))]
 #![cfg_attr(feature = "portable_simd", feature(portable_simd))]
 #![macro_use]
 extern crate alloc;
@@ -188,7 +185,6 @@ mod color_convert;
 mod components;
 mod decoder;
 pub mod errors;
-mod fast_scan;
 mod headers;
 mod huffman;
 #[cfg(not(fuzzing))]
@@ -207,6 +203,26 @@ mod worker;
 
 /// zarr-jpeg patch: the wasm simd128 kernels beside the scalar functions they replace,
 /// for tests that compare the two on arbitrary inputs. Not a stable API.
+/// zarr-jpeg: the stages zarr-jpeg's own baseline decoder (`src/baseline/`) calls, so
+/// its output is zune's by construction: Huffman tables (built and validated by zune, read
+/// through hidden accessors) and `huff_extend`, the IDCT / up-sampler / colour-converter
+/// choices and the row converters. Not part of the crate's API.
+#[doc(hidden)]
+pub mod __kernels {
+    pub use crate::color_convert::{choose_ycbcr_to_rgb_convert_func, ycbcr_to_grayscale};
+    pub use crate::components::UpSampler;
+    pub use crate::decoder::{ColorConvert16Ptr, IDCTPtr};
+    pub use crate::bitstream::huff_extend;
+    pub use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
+    pub use crate::idct::{choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func};
+    pub use crate::misc::UN_ZIGZAG;
+    pub use crate::upsampler::{
+        choose_horizontal_samp_function, choose_hv_samp_function, choose_v_samp_function,
+        generic_sampler
+    };
+    pub use crate::worker::{color_convert_ycbcr, copy_removing_padding};
+}
+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[doc(hidden)]
 pub mod __wasm_simd128_kernels {

@@ -19,9 +19,6 @@ use crate::bitstream::BitStream;
 use crate::components::SampleRatios;
 use crate::decoder::MAX_COMPONENTS;
 use crate::errors::DecodeErrors;
-use crate::fast_scan::{
-    decode_block, Abandon, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON
-};
 use crate::marker::Marker;
 use crate::mcu_prog::get_marker;
 use crate::misc::{calculate_padded_width, setup_component_params};
@@ -192,22 +189,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         let is_hv = usize::from(self.is_interleaved);
         let upsampler_scratch_size = is_hv * self.components.iter().map(|x| x.width_stride).max().unwrap_or(0) * 8;
         let mut upsampler_scratch_space = vec![0; upsampler_scratch_size];
-
-        // zarr-jpeg: the fast scan path (fast_scan.rs) when asked for; any failure there is
-        // reported as `FastScanAbandoned` and the caller decodes again without it.
-        if self.fast_scan && all_components_in_first_scan && self.options.strict_mode() {
-            return self
-                .decode_baseline_fast(
-                    pixels,
-                    mcu_width,
-                    mcu_height,
-                    width,
-                    padded_width,
-                    &mut tmp,
-                    &mut upsampler_scratch_space
-                )
-                .map_err(|_| DecodeErrors::FastScanAbandoned);
-        }
 
         'sos: loop {
             trace!(
@@ -411,119 +392,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         }
 
         return Ok(());
-    }
-
-    /// zarr-jpeg: the MCU rows of a scan that holds every component, through the fast
-    /// scan path: the same blocks in the same places, the same IDCT choice and the same
-    /// post-processing as the standard loop above (`inner_decode_mcu_width::<false, _>`).
-    #[allow(clippy::too_many_arguments)]
-    fn decode_baseline_fast(
-        &mut self, pixels: &mut [u8], mcu_width: usize, mcu_height: usize, width: usize,
-        padded_width: usize, tmp: &mut [i32; 64], upsampler_scratch_space: &mut [i16]
-    ) -> Result<(), Abandon> {
-        if self.components.len() > MAX_COMPONENTS {
-            return Err(Abandon);
-        }
-        let mut tables: Vec<ComponentTables> = Vec::with_capacity(self.components.len());
-        for component in &self.components {
-            let dc = self.dc_huffman_tables[component.dc_huff_table % MAX_COMPONENTS]
-                .as_ref()
-                .ok_or(Abandon)?;
-            let ac = self.ac_huffman_tables[component.ac_huff_table % MAX_COMPONENTS]
-                .as_ref()
-                .ok_or(Abandon)?;
-            tables.push(ComponentTables::new(dc, ac, &component.quantization_table));
-        }
-        let mut scan = FastScan::new(&mut self.stream)?;
-        let mut pixels_written = 0;
-        for i in 0..mcu_height {
-            self.decode_mcu_width_fast(mcu_width, tmp, &scan.data, &mut scan.ctl, &tables)?;
-            self.post_process(
-                pixels,
-                i,
-                mcu_height,
-                width,
-                padded_width,
-                &mut pixels_written,
-                upsampler_scratch_space
-            )
-            .map_err(|_| Abandon)?;
-        }
-        scan.ctl.check_end()?;
-        // where the standard path leaves the reader (or further; nothing reads it after)
-        let _ = self.stream.set_position(scan.ctl.end_position);
-        Ok(())
-    }
-
-    /// zarr-jpeg: one MCU row through the fast scan path; `inner_decode_mcu_width` for
-    /// `PROGRESSIVE = false`, with restart intervals handled as `handle_rst_main` does on
-    /// streams the fast path accepts.
-    #[inline(never)]
-    fn decode_mcu_width_fast(
-        &mut self, mcu_width: usize, tmp: &mut [i32; 64], data: &[u8], ctl: &mut ScanControl,
-        tables: &[ComponentTables]
-    ) -> Result<(), Abandon> {
-        let z_order = self.z_order;
-        let z_scans = &z_order[..usize::from(self.num_scans).min(MAX_COMPONENTS)];
-        let sampled = self.scan_subsampled;
-        let (idct_1x1, idct_4x4, idct) = (self.idct_1x1_func, self.idct_4x4_func, self.idct_func);
-        let mut clobber_more_than_4x4 = true;
-        let mut dec = BlockDecoder::new(data, ctl.bits);
-
-        for j in 0..mcu_width {
-            if ctl.ended() {
-                return Err(Abandon);
-            }
-            for &k in z_scans {
-                let t = tables.get(k).ok_or(Abandon)?;
-                let component = self.components.get_mut(k).ok_or(Abandon)?;
-                let (v_n, h_n) = if sampled {
-                    (component.vertical_sample, component.horizontal_sample)
-                } else {
-                    (1, 1)
-                };
-                for v_samp in 0..v_n {
-                    for h_samp in 0..h_n {
-                        if component.needed {
-                            let clobber_len = if !clobber_more_than_4x4 { 32 } else { 64 };
-                            tmp[..clobber_len].fill(0);
-                            let len = decode_block(&mut dec, t, tmp, &mut component.dc_pred);
-                            if len == ABANDON {
-                                return Err(Abandon);
-                            }
-                            clobber_more_than_4x4 = len > 10;
-                            let c2 = v_samp * 8;
-                            let c3 = ((j * component.horizontal_sample) + h_samp) * 8;
-                            let idct_position = component.width_stride * c2 + c3;
-                            let idct_pos =
-                                component.raw_coeff.get_mut(idct_position..).ok_or(Abandon)?;
-                            if len <= 1 {
-                                idct_1x1(tmp, idct_pos, component.width_stride);
-                            } else if len <= 10 {
-                                idct_4x4(tmp, idct_pos, component.width_stride);
-                            } else {
-                                idct(tmp, idct_pos, component.width_stride);
-                            }
-                        } else {
-                            // a component not needed for the output (colour to grayscale;
-                            // zarr-jpeg never asks for it): left to the standard path
-                            return Err(Abandon);
-                        }
-                    }
-                }
-            }
-
-            self.todo = self.todo.wrapping_sub(1);
-
-            if self.todo == 0 {
-                if ctl.restart(&mut dec.bits)? {
-                    self.components.iter_mut().for_each(|x| x.dc_pred = 0);
-                }
-                self.todo = self.restart_interval;
-            }
-        }
-        ctl.bits = dec.bits;
-        ctl.check_row(&ctl.bits)
     }
 
     fn decode_mcu_width<const PROGRESSIVE: bool>(

@@ -7,9 +7,6 @@
  */
 
 //!Routines for progressive decoding
-// zarr-jpeg: without the `progressive` feature only the helpers the sequential decoder
-// shares (handle_rst_main, reset_params, get_marker) are compiled here.
-#![cfg_attr(not(feature = "progressive"), allow(unused_imports))]
 /*
 This file is needlessly complicated,
 
@@ -50,7 +47,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         clippy::redundant_else,
         clippy::too_many_lines
     )]
-    #[cfg(feature = "progressive")] // zarr-jpeg: progressive decoding is optional
     #[inline(never)]
     pub(crate) fn decode_mcu_ycbcr_progressive(
         &mut self, pixels: &mut [u8]
@@ -212,7 +208,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         self.finish_progressive_decoding(&block, pixels)
     }
 
-    #[cfg(feature = "progressive")] // zarr-jpeg: progressive decoding is optional
     /// Reset progressive parameters
     fn reset_prog_params(&mut self, stream: &mut BitStream) {
         stream.reset();
@@ -222,7 +217,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         self.todo = if self.restart_interval != 0 { self.restart_interval } else { usize::MAX };
     }
 
-    #[cfg(feature = "progressive")] // zarr-jpeg: progressive decoding is optional
     #[allow(clippy::too_many_lines, clippy::cast_sign_loss)]
     fn parse_entropy_coded_data(
         &mut self, stream: &mut BitStream, buffer: &mut [Vec<i16>; MAX_COMPONENTS]
@@ -474,7 +468,6 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         }
         Ok(())
     }
-    #[cfg(feature = "progressive")] // zarr-jpeg: progressive decoding is optional
     #[allow(clippy::too_many_lines)]
     #[allow(clippy::needless_range_loop, clippy::cast_sign_loss)]
     fn finish_progressive_decoding(
@@ -679,7 +672,7 @@ where
     return Err(DecodeErrors::ExhaustedData);
 }
 
-#[cfg(all(test, feature = "progressive"))]
+#[cfg(test)]
 mod tests{
     use zune_core::bytestream::ZCursor;
     use crate::JpegDecoder;

@@ -164,7 +164,7 @@ fn convert_luma_to_rgba(
 /// Copy a block to output removing padding bytes from input
 /// if necessary
 #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
-fn copy_removing_padding(
+pub fn copy_removing_padding(
     mcu_block: &[&[i16]; MAX_COMPONENTS], width: usize, padded_width: usize, output: &mut [u8]
 ) {
     for (((pix_w, c_w), m_w), y_w) in output
@@ -291,7 +291,7 @@ fn color_convert_cymk_to_rgb<const NUM_COMPONENTS: usize>(
     clippy::needless_pass_by_value,
     clippy::unwrap_used
 )]
-fn color_convert_ycbcr(
+pub fn color_convert_ycbcr(
     mcu_block: &[&[i16]; MAX_COMPONENTS], width: usize, padded_width: usize,
     output_colorspace: ColorSpace, color_convert_16: ColorConvert16Ptr, output: &mut [u8]
 ) {

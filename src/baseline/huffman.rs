@@ -1,6 +1,5 @@
-//! zarr-jpeg: an optimistic fast path for sequential Huffman scans that hold every
-//! component (interleaved, or one component), used only when the caller asks for it
-//! (`JpegDecoder::set_fast_scan`) and the decoder is in strict mode.
+//! Huffman decoding of the scan (moved here from the vendored zune-jpeg, where it was
+//! the "fast scan path", vendor/PATCHES.md).
 //!
 //! The scan's entropy-coded bytes are first copied, with the `0xFF00` stuffing removed,
 //! into one buffer (`FastScan`, stored byte-reversed), which records where each restart
@@ -11,27 +10,21 @@
 //! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
 //! codes longer than 10 bits go through zune's own code-length search.
 //!
-//! The path is built so that whenever it finishes, the standard path would have decoded
+//! It is built so that whenever it finishes, zune-jpeg's standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
 //! scan only if the data up to the first marker other than RSTn ends in EOI, no 0xFF fill
 //! bytes occur, no code is invalid, no coefficient lands past position 63, no restart
 //! interval and no scan reads past its own bytes, and every restart interval leaves fewer
 //! than 8 bits of its bytes unread. Everything else (and any error at all) returns
-//! [`Abandon`]; the caller then decodes the stream again with the standard path, so
-//! errors and results on unusual or corrupt streams are exactly the standard path's.
+//! [`Abandon`]; the baseline decoder then defers the stream to zune-jpeg, so errors and
+//! results on unusual or corrupt streams are exactly zune-jpeg's.
 //! The decoded values come from zune's own tables (`lookup`, `maxcode`, `offset`,
 //! `values`), the code lengths of every 10-bit prefix computed with the same search as
 //! `decode_huff!`.
 
-use alloc::vec::Vec;
+use zune_jpeg::__kernels::{huff_extend, HuffmanTable, HUFF_LOOKAHEAD, UN_ZIGZAG};
 
-use zune_core::bytestream::{ZByteReaderTrait, ZReader};
-
-use crate::bitstream::huff_extend;
-use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
-use crate::misc::UN_ZIGZAG;
-
-/// The fast path gave up; the stream must be decoded again with the standard path.
+/// The Huffman stage gave up; the stream is left to zune-jpeg.
 #[derive(Debug)]
 pub(crate) struct Abandon;
 
@@ -67,38 +60,48 @@ const NATURAL: [u8; 64] = {
 #[derive(Clone)]
 pub(crate) struct LongCodes {
     maxcode: [i32; 18],
-    offset:  [i32; 18],
-    values:  [u8; 256]
+    offset: [i32; 18],
+    values: [u8; 256],
+}
+
+impl LongCodes {
+    fn of(table: &HuffmanTable) -> LongCodes {
+        LongCodes {
+            maxcode: *table.maxcode(),
+            offset: *table.offset(),
+            values: *table.values(),
+        }
+    }
 }
 
 /// The tables of one component.
 #[derive(Clone)]
 pub(crate) struct ComponentTables {
-    dc:      [u32; FAST_SIZE],
-    ac:      [u32; FAST_SIZE],
+    dc: [u32; FAST_SIZE],
+    ac: [u32; FAST_SIZE],
     /// Quantisation table in zig-zag order.
-    qt_zz:   [i32; 64],
+    qt_zz: [i32; 64],
     dc_long: LongCodes,
-    ac_long: LongCodes
+    ac_long: LongCodes,
 }
 
 /// `decode_huff!` on a 16-bit look-ahead: (code length, symbol), or `None` for a bad code.
 fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
-    let entry = table.lookup[(peek16 >> (16 - HUFF_LOOKAHEAD)) as usize & ((1 << HUFF_LOOKAHEAD) - 1)];
+    let entry =
+        table.lookup()[(peek16 >> (16 - HUFF_LOOKAHEAD)) as usize & ((1 << HUFF_LOOKAHEAD) - 1)];
     let code_length = entry >> HUFF_LOOKAHEAD;
     if code_length > i32::from(HUFF_LOOKAHEAD) {
-        let long = LongCodes {
-            maxcode: table.maxcode,
-            offset:  table.offset,
-            values:  table.values
-        };
+        let long = LongCodes::of(table);
         let packed = decode_long(&long, peek16 as u32, u32::from(HUFF_LOOKAHEAD) + 1);
         if packed == 0 {
             return None;
         }
         return Some((packed >> 8, packed & 0xFF));
     }
-    Some((code_length as u32, (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32))
+    Some((
+        code_length as u32,
+        (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32,
+    ))
 }
 
 /// The search of `decode_huff!` from code length `start` (`HUFF_LOOKAHEAD + 1`, where it
@@ -143,7 +146,11 @@ fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
         if len == 0 || len > FAST_BITS {
             continue;
         }
-        let (run, size) = if is_dc { (0, symbol) } else { (symbol >> 4, symbol & 15) };
+        let (run, size) = if is_dc {
+            (0, symbol)
+        } else {
+            (symbol >> 4, symbol & 15)
+        };
         if size > 15 {
             continue; // not for DC tables, which zune validates; kept out of the fast path
         }
@@ -177,16 +184,8 @@ impl ComponentTables {
             dc: build_table(dc, true),
             ac: build_table(ac, false),
             qt_zz,
-            dc_long: LongCodes {
-                maxcode: dc.maxcode,
-                offset:  dc.offset,
-                values:  dc.values
-            },
-            ac_long: LongCodes {
-                maxcode: ac.maxcode,
-                offset:  ac.offset,
-                values:  ac.values
-            }
+            dc_long: LongCodes::of(dc),
+            ac_long: LongCodes::of(ac),
         }
     }
 }
@@ -195,7 +194,7 @@ impl ComponentTables {
 /// itself is reloaded from it before every code, so nothing else is carried.
 #[derive(Clone, Copy)]
 pub(crate) struct Bits {
-    pub(crate) pos: usize
+    pub(crate) pos: usize,
 }
 
 /// The 8 bytes at forward position `p` as a big-endian u64, from the byte-reversed
@@ -208,9 +207,9 @@ fn load_be(rev: &[u8], p: usize) -> u64 {
     match rev.get(q..q.wrapping_add(8)) {
         Some(s) => match <[u8; 8]>::try_from(s) {
             Ok(a) => u64::from_le_bytes(a),
-            Err(_) => 0
+            Err(_) => 0,
         },
-        None => 0
+        None => 0,
     }
 }
 
@@ -219,7 +218,7 @@ pub(crate) struct FastScan {
     /// Destuffed bytes of all restart intervals, then 8 zero bytes, all in reverse
     /// order (see `load_be`).
     pub(crate) data: Vec<u8>,
-    pub(crate) ctl:  ScanControl
+    pub(crate) ctl: ScanControl,
 }
 
 /// Restart-interval bookkeeping of a `FastScan`.
@@ -228,13 +227,11 @@ pub(crate) struct ScanControl {
     /// followed by EOI, the others by RSTn.
     seg_ends: Vec<usize>,
     /// Restart interval being decoded.
-    seg:      usize,
+    seg: usize,
     /// The last interval ended at a restart boundary: no MCU may follow.
-    ended:    bool,
+    ended: bool,
     /// Bit reader state between MCU rows.
     pub(crate) bits: Bits,
-    /// Source position just after the EOI marker.
-    pub(crate) end_position: usize
 }
 
 /// First index of a 0xFF byte in `bytes`, eight bytes at a time.
@@ -261,13 +258,11 @@ fn find_ff(bytes: &[u8]) -> Option<usize> {
 }
 
 impl FastScan {
-    /// Reads the rest of the stream from the reader's position and destuffs the scan
-    /// data; `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
+    /// Destuffs the scan data `scan` (the bytes after the SOS header, to the end of the
+    /// stream); `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
     #[inline(never)]
-    pub(crate) fn new<T: ZByteReaderTrait>(reader: &mut ZReader<T>) -> Result<FastScan, Abandon> {
-        let start = reader.position().map_err(|_| Abandon)? as usize;
-        let mut data = Vec::new();
-        reader.read_all(&mut data).map_err(|_| Abandon)?;
+    pub(crate) fn new(scan: &[u8]) -> Result<FastScan, Abandon> {
+        let mut data = scan.to_vec();
         // bit positions (8 per byte, plus what a broken row may read past the end) must fit
         // a usize with room to spare: 256 MB on wasm32
         if data.len() >= usize::MAX / 16 {
@@ -275,7 +270,7 @@ impl FastScan {
         }
         let mut seg_ends = Vec::new();
         let (mut r, mut w) = (0, 0);
-        let eoi_at = loop {
+        loop {
             let at = r + find_ff(data.get(r..).ok_or(Abandon)?).ok_or(Abandon)?;
             data.copy_within(r..at, w);
             w += at - r;
@@ -289,12 +284,12 @@ impl FastScan {
                 Some(0xD0..=0xD7) => seg_ends.push(w),
                 Some(0xD9) => {
                     seg_ends.push(w);
-                    break at + 2;
+                    break;
                 }
-                _ => return Err(Abandon) // other markers, fill bytes, end of data
+                _ => return Err(Abandon), // other markers, fill bytes, end of data
             }
             r = at + 2;
-        };
+        }
         data.truncate(w);
         data.extend_from_slice(&[0; 8]);
         data.reverse();
@@ -305,8 +300,7 @@ impl FastScan {
                 seg: 0,
                 ended: false,
                 bits: Bits { pos: 0 },
-                end_position: start + eoi_at
-            }
+            },
         })
     }
 }
@@ -359,7 +353,7 @@ impl ScanControl {
 /// A block decoder over the bytes of a `FastScan`.
 pub(crate) struct BlockDecoder<'a> {
     data: &'a [u8],
-    pub(crate) bits: Bits
+    pub(crate) bits: Bits,
 }
 
 impl<'a> BlockDecoder<'a> {
@@ -380,7 +374,10 @@ impl<'a> BlockDecoder<'a> {
     /// after the last coefficient (EOB position, or 64).
     #[inline(always)]
     fn decode_block_inner(
-        &mut self, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
+        &mut self,
+        t: &ComponentTables,
+        block: &mut [i32; 64],
+        dc_pred: &mut i32,
     ) -> Result<usize, Abandon> {
         // DC
         let buf = self.peek();
@@ -474,11 +471,10 @@ impl<'a> BlockDecoder<'a> {
         match pos {
             64 => Ok(64),
             p if p > 128 => Ok(p - 129),
-            _ => Err(Abandon)
+            _ => Err(Abandon),
         }
     }
 }
-
 
 /// `decode_block` result for a stream the fast path gives up on.
 pub(crate) const ABANDON: u32 = 255;
@@ -488,11 +484,14 @@ pub(crate) const ABANDON: u32 = 255;
 /// row loop; keeping it out of line there measured the same.)
 #[inline(never)]
 pub(crate) fn decode_block(
-    dec: &mut BlockDecoder<'_>, t: &ComponentTables, block: &mut [i32; 64], dc_pred: &mut i32
+    dec: &mut BlockDecoder<'_>,
+    t: &ComponentTables,
+    block: &mut [i32; 64],
+    dc_pred: &mut i32,
 ) -> u32 {
     let mut local = BlockDecoder {
         data: dec.data,
-        bits: dec.bits
+        bits: dec.bits,
     };
     let mut pred = *dc_pred;
     let result = local.decode_block_inner(t, block, &mut pred);
@@ -500,6 +499,6 @@ pub(crate) fn decode_block(
     *dc_pred = pred;
     match result {
         Ok(len) => len as u32,
-        Err(Abandon) => ABANDON
+        Err(Abandon) => ABANDON,
     }
 }

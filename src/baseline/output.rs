@@ -1,0 +1,197 @@
+//! Up-sampling, colour conversion and cropping of each MCU row into the output, with
+//! zune-jpeg's own kernels (`zune_jpeg::__kernels`) on the same row slices as its
+//! `post_process`/`worker::upsample`, so the samples are zune's:
+//!
+//! - every plane row is `padded_width` samples (luma `width_stride`, chroma up-sampled
+//!   to it); each output row converts one such row per component, and rows past the
+//!   image height are not written (zune's `chunks_exact_mut(..).take(..)`);
+//! - horizontal-only (`H`) and 4×-factor (`Generic`, nearest) chroma is up-sampled row
+//!   by row with no vertical context;
+//! - vertically sampled chroma (`V`, `HV`) is up-sampled per chroma row with the rows
+//!   above and below over the whole (MCU-padded) chroma plane, the first and last plane
+//!   rows using themselves: what zune's carried `row`/`row_up`/`first_row_upsample_dest`
+//!   amount to. The last chroma row of an MCU row needs the next MCU row's first, so it
+//!   (and its two luma rows) is written one MCU row late, from the previous buffers.
+
+use zune_jpeg::__kernels::{
+    color_convert_ycbcr, copy_removing_padding, ycbcr_to_grayscale, ColorConvert16Ptr, UpSampler,
+};
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+
+use super::scan::RowBuffer;
+use super::{Defer, Output};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Chroma {
+    /// luma-only stream, or all factors 1
+    None,
+    /// horizontal ×2 only, or nearest-neighbour ×(h, v) (`Generic`): no vertical context
+    Rows,
+    /// vertical ×2 (with or without horizontal ×2): rows above and below
+    Vertical,
+}
+
+/// Where converted rows go.
+pub(crate) struct Sink<'o> {
+    pub out: &'o mut [u8],
+    pub width: usize,
+    pub height: usize,
+    pub padded_width: usize,
+    pub output: Output,
+    pub convert16: ColorConvert16Ptr,
+}
+
+impl Sink<'_> {
+    /// Converts output row `y` from one row of each component (`padded_width` samples).
+    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
+        if y >= self.height {
+            return Ok(());
+        }
+        let bpp = if self.output == Output::Luma { 1 } else { 3 };
+        let n = self.width * bpp;
+        let out = self
+            .out
+            .get_mut(y * n..(y + 1) * n)
+            .ok_or(Defer::INTERNAL)?;
+        let pw = self.padded_width;
+        let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
+        for (dst, src) in r.iter_mut().zip(rows) {
+            *dst = src.get(..pw).unwrap_or(&[]);
+        }
+        let used = if bpp == 1 { 1 } else { 3 };
+        if r[..used].iter().any(|s| s.len() != pw) {
+            return Err(Defer::INTERNAL);
+        }
+        match self.output {
+            Output::Luma => ycbcr_to_grayscale(r[0], self.width, pw, out),
+            Output::Copy => copy_removing_padding(&r, self.width, pw, out),
+            Output::YcbcrToRgb => {
+                color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) struct Writer<'o> {
+    pub sink: Sink<'o>,
+    pub chroma: Chroma,
+    pub upsampler: UpSampler,
+    pub v_max: usize,
+    /// up-sampled rows of Cb and Cr (`padded_width` × 1, or × 2 for vertical chroma)
+    pub up: [Vec<i16>; 2],
+    pub scratch: Vec<i16>,
+}
+
+fn row(buf: &RowBuffer, r: usize) -> &[i16] {
+    buf.samples
+        .get(r * buf.stride..(r + 1) * buf.stride)
+        .unwrap_or(&[])
+}
+
+impl Writer<'_> {
+    /// Writes MCU row `i` (`cur`, one buffer per component); `prev` holds MCU row `i - 1`
+    /// (used for vertical chroma only).
+    pub(crate) fn write_row(
+        &mut self,
+        i: usize,
+        last: bool,
+        cur: &[RowBuffer],
+        prev: &[RowBuffer],
+    ) -> Result<(), Defer> {
+        let rows_per_mcu = 8 * self.v_max;
+        let y0 = i * rows_per_mcu;
+        match self.chroma {
+            Chroma::None => {
+                for r in 0..rows_per_mcu {
+                    let get = |k: usize| cur.get(k).map(|b| row(b, r)).unwrap_or(&[]);
+                    self.sink.emit(y0 + r, [get(0), get(1), get(2)])?;
+                }
+            }
+            Chroma::Rows => {
+                let [y, cb, cr] = cur else {
+                    return Err(Defer::INTERNAL);
+                };
+                for r in 0..rows_per_mcu {
+                    if r % self.v_max == 0 {
+                        for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
+                            let src = row(buf, r / self.v_max);
+                            if src.is_empty() || up.len() != self.sink.padded_width {
+                                return Err(Defer::INTERNAL);
+                            }
+                            (self.upsampler)(src, &[], &[], &mut [], up);
+                        }
+                    }
+                    self.sink
+                        .emit(y0 + r, [row(y, r), &self.up[0], &self.up[1]])?;
+                }
+            }
+            Chroma::Vertical => {
+                let [y, cb, cr] = cur else {
+                    return Err(Defer::INTERNAL);
+                };
+                if i > 0 {
+                    // the previous MCU row's last chroma row: its row below is our first
+                    let [py, pcb, pcr] = prev else {
+                        return Err(Defer::INTERNAL);
+                    };
+                    self.upsample(
+                        [row(pcb, 7), row(pcr, 7)],
+                        [row(pcb, 6), row(pcr, 6)],
+                        [row(cb, 0), row(cr, 0)],
+                    )?;
+                    self.emit_pair(y0 - 2, [row(py, 14), row(py, 15)])?;
+                }
+                let end = if last { 8 } else { 7 };
+                for c in 0..end {
+                    let above = if c > 0 {
+                        [row(cb, c - 1), row(cr, c - 1)]
+                    } else if i > 0 {
+                        let [_, pcb, pcr] = prev else {
+                            return Err(Defer::INTERNAL);
+                        };
+                        [row(pcb, 7), row(pcr, 7)]
+                    } else {
+                        [row(cb, 0), row(cr, 0)]
+                    };
+                    let below = [row(cb, (c + 1).min(7)), row(cr, (c + 1).min(7))];
+                    self.upsample([row(cb, c), row(cr, c)], above, below)?;
+                    self.emit_pair(y0 + 2 * c, [row(y, 2 * c), row(y, 2 * c + 1)])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn upsample(
+        &mut self,
+        src: [&[i16]; 2],
+        above: [&[i16]; 2],
+        below: [&[i16]; 2],
+    ) -> Result<(), Defer> {
+        for k in 0..2 {
+            let n = src[k].len();
+            let up = &mut self.up[k];
+            if n == 0
+                || above[k].len() != n
+                || below[k].len() != n
+                || up.len() != 2 * self.sink.padded_width
+            {
+                return Err(Defer::INTERNAL);
+            }
+            (self.upsampler)(src[k], above[k], below[k], &mut self.scratch, up);
+        }
+        Ok(())
+    }
+
+    /// The two output rows of one vertically up-sampled chroma row.
+    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Defer> {
+        let pw = self.sink.padded_width;
+        for (d, luma_row) in luma.into_iter().enumerate() {
+            let c0 = self.up[0].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
+            let c1 = self.up[1].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
+            self.sink.emit(y + d, [luma_row, c0, c1])?;
+        }
+        Ok(())
+    }
+}
