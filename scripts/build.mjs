@@ -99,16 +99,21 @@ function buildModule({ name, variant, targetDir, features }) {
     path.join(root, targetDir, "wasm32-unknown-unknown/release", `${crate}.wasm`),
   ]);
   const wasmFile = path.join(outDir, `${name}_bg.wasm`);
+  // A scalar module with SIMD in it would not load where the fallback is needed. (Checked
+  // before wasm-opt, which strips the section; wasm-opt then also refuses SIMD code in a
+  // scalar module, since only SIMD builds pass it --enable-simd.)
+  const recorded = usedFeatures(fs.readFileSync(wasmFile));
+  if (recorded.includes("simd128") !== simd) {
+    throw new Error(`${name} (${variant}): target features ${recorded.join(", ")} do not match the variant`);
+  }
   run(wasmOpt, [
     "-O3", ...(keepNames ? ["-g"] : []), "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
     "--enable-reference-types", "--enable-multivalue", ...(simd ? ["--enable-simd"] : []),
+    // Custom sections no engine reads (the toolchain's names and the compiler's feature list).
+    "--strip-producers", "--strip-target-features",
     wasmFile, "-o", wasmFile,
   ]);
   const wasmBytes = fs.readFileSync(wasmFile);
-  // A scalar module with SIMD in it would not load where the fallback is needed.
-  if (usedFeatures(wasmBytes).includes("simd128") !== simd) {
-    throw new Error(`${name} (${variant}): target features ${usedFeatures(wasmBytes).join(", ")} do not match the variant`);
-  }
   const payloadName = simd ? `${name}_bg.wasm.js` : `${name}_scalar_bg.wasm.js`;
   const gzip = writePayload(payloadName, wasmBytes);
   fs.copyFileSync(wasmFile, path.join(wasmOut, payloadName.replace(/\.js$/, "")));
