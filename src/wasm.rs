@@ -87,8 +87,36 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
         #[cfg(not(feature = "full-decoder"))]
         return Err(codec_error(crate::decode::needs_full_decoder("test-trap")));
     }
-    let samples = crate::decode(&config, &stream, &shape).map_err(codec_error)?;
-    Ok(Uint8Array::from(samples.as_slice()))
+    let mut samples = NewArray(Uint8Array::new_with_length(0));
+    crate::decode_to_sink(&config, &stream, &shape, &mut samples).map_err(codec_error)?;
+    Ok(samples.0)
+}
+
+/// The `Uint8Array` `decode` returns, made once the stream has been checked against the
+/// chunk and written a band of rows at a time as the decoder finishes them, instead of
+/// from a chunk-sized buffer in wasm memory copied whole at the end. The array is new and
+/// not yet seen by JS code, so only a replaced `Uint8Array.prototype.subarray` could give
+/// a wrong range: refused below as an error rather than a panic in `copy_from`.
+struct NewArray(Uint8Array);
+
+impl crate::SampleSink for NewArray {
+    fn start(&mut self, sample_count: usize) -> Result<(), CodecError> {
+        // wasm32: `usize` is `u32`
+        self.0 = Uint8Array::new_with_length(sample_count as u32);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: usize, band: &[u8]) -> Result<(), CodecError> {
+        let rows = self.0.subarray(offset as u32, (offset + band.len()) as u32);
+        if rows.length() as usize != band.len() {
+            return Err(CodecError::data(format!(
+                "the output array has no bytes {offset}..{}",
+                offset + band.len()
+            )));
+        }
+        rows.copy_from(band);
+        Ok(())
+    }
 }
 
 /// Decodes one chunk's JPEG stream into `out`, a `Uint8Array` of exactly the chunk's

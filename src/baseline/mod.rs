@@ -27,6 +27,9 @@ use zune_jpeg::zune_core::options::DecoderOptions;
 use output::{Chroma, Sink, Writer};
 use scan::{Idct, RowBuffer, Scan};
 
+use crate::decode::SampleSink;
+use crate::error::CodecError;
+
 /// Why the baseline decoder left a stream to zune-jpeg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Defer(pub &'static str);
@@ -50,14 +53,62 @@ pub enum Output {
     YcbcrToRgb,
 }
 
+/// Where the samples go: a slice of the whole chunk, written in place, or a
+/// [`SampleSink`] of `len` samples, handed one band of rows at a time from a small buffer.
+pub(crate) enum Target<'o> {
+    Slice(&'o mut [u8]),
+    Sink {
+        sink: &'o mut dyn SampleSink,
+        len: usize,
+    },
+}
+
+impl Target<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Target::Slice(out) => out.len(),
+            Target::Sink { len, .. } => *len,
+        }
+    }
+}
+
+/// Why [`decode_to`] stopped: the stream is left to zune-jpeg, or the sink failed.
+pub(crate) enum Stop {
+    Defer(Defer),
+    Sink(CodecError),
+}
+
+impl From<Defer> for Stop {
+    fn from(defer: Defer) -> Stop {
+        Stop::Defer(defer)
+    }
+}
+
+/// A colour conversion applied to each band of output rows in place.
+pub(crate) type Convert = Option<fn(&mut [u8])>;
+
 /// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers.
 pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer> {
+    decode_to(stream, output, Target::Slice(out), None).map_err(|stop| match stop {
+        Stop::Defer(defer) => defer,
+        Stop::Sink(_) => Defer::INTERNAL,
+    })
+}
+
+/// [`decode`] into `target`, each band of rows converted by `convert` before it is final
+/// (in the slice) or handed to the sink; the bands come in order, contiguous, each row once.
+pub(crate) fn decode_to(
+    stream: &[u8],
+    output: Output,
+    target: Target<'_>,
+    convert: Convert,
+) -> Result<(), Stop> {
     let mut frame = headers::parse(stream)?;
     if let [only] = &mut frame.components[..] {
         // zune-jpeg decodes a single component with any factors as 1 × 1 blocks
         // (`reset_params`), as T.81 says for a one-component scan
         if !(1..=4).contains(&only.h) || !(1..=4).contains(&only.v) {
-            return Err(Defer("sampling factors"));
+            return Err(Defer("sampling factors").into());
         }
         only.h = 1;
         only.v = 1;
@@ -67,7 +118,7 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
     let nc = comps.len();
     match (nc, output) {
         (1, Output::Luma) | (3, Output::Copy | Output::YcbcrToRgb) => {}
-        _ => return Err(Defer("component count and output")),
+        _ => return Err(Defer("component count and output").into()),
     }
     let (h_max, v_max) = (comps[0].h, comps[0].v);
     let layout_ok = if nc == 1 {
@@ -78,11 +129,11 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
             && comps[1..].iter().all(|c| c.h == 1 && c.v == 1)
     };
     if !layout_ok {
-        return Err(Defer("sampling layout"));
+        return Err(Defer("sampling layout").into());
     }
     let bpp = if nc == 1 { 1 } else { 3 };
-    if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(out.len()) {
-        return Err(Defer::INTERNAL);
+    if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(target.len()) {
+        return Err(Defer::INTERNAL.into());
     }
     let mcu_x = width.div_ceil(8 * h_max);
     let mcu_y = height.div_ceil(8 * v_max);
@@ -145,14 +196,16 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
 
     let mut scan = Scan::new(stream, &frame, mcu_x, idct)?;
     let mut writer = Writer {
-        sink: Sink {
-            out,
+        sink: Sink::new(
+            target,
+            convert,
             width,
             height,
+            bpp,
             padded_width,
             output,
             convert16,
-        },
+        ),
         chroma,
         upsampler,
         v_max,
@@ -166,5 +219,6 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
             core::mem::swap(&mut cur, &mut prev);
         }
     }
-    scan.finish()
+    scan.finish()?;
+    writer.sink.finish()
 }

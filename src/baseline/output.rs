@@ -19,7 +19,7 @@ use zune_jpeg::__kernels::{
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
 use super::scan::RowBuffer;
-use super::{Defer, Output};
+use super::{Convert, Defer, Output, Stop, Target};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Chroma {
@@ -31,36 +31,96 @@ pub(crate) enum Chroma {
     Vertical,
 }
 
-/// Where converted rows go.
+/// Bytes of output rows per band (at least one row): small enough to still be in cache
+/// when the band is converted and handed to the sink.
+const BAND_BYTES: usize = 64 * 1024;
+
+/// Where converted rows go: output rows in order, gathered into bands of whole rows; each
+/// finished band gets the in-place colour conversion, then (for a sink) is handed over.
 pub(crate) struct Sink<'o> {
-    pub out: &'o mut [u8],
-    pub width: usize,
-    pub height: usize,
+    target: Target<'o>,
+    convert: Convert,
+    /// the band being filled, for a sink target (empty for a slice: rows go in place)
+    band: Vec<u8>,
+    band_rows: usize,
+    /// first row of the band, and rows in it so far
+    first: usize,
+    rows: usize,
+    /// bytes per output row
+    row_bytes: usize,
+    width: usize,
+    height: usize,
     pub padded_width: usize,
-    pub output: Output,
-    pub convert16: ColorConvert16Ptr,
+    output: Output,
+    convert16: ColorConvert16Ptr,
 }
 
-impl Sink<'_> {
-    /// Converts output row `y` from one row of each component (`padded_width` samples).
-    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
+impl<'o> Sink<'o> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        target: Target<'o>,
+        convert: Convert,
+        width: usize,
+        height: usize,
+        bpp: usize,
+        padded_width: usize,
+        output: Output,
+        convert16: ColorConvert16Ptr,
+    ) -> Sink<'o> {
+        // the caller checked width × height × bpp against the target's length
+        let row_bytes = width * bpp;
+        let band_rows = (BAND_BYTES / row_bytes.max(1)).clamp(1, height.max(1));
+        let band = match target {
+            Target::Slice(_) => Vec::new(),
+            Target::Sink { .. } => vec![0; band_rows * row_bytes],
+        };
+        Sink {
+            target,
+            convert,
+            band,
+            band_rows,
+            first: 0,
+            rows: 0,
+            row_bytes,
+            width,
+            height,
+            padded_width,
+            output,
+            convert16,
+        }
+    }
+
+    /// Converts output row `y` (the next one) from one row of each component
+    /// (`padded_width` samples).
+    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Stop> {
         if y >= self.height {
             return Ok(());
         }
-        let bpp = if self.output == Output::Luma { 1 } else { 3 };
-        let n = self.width * bpp;
-        let out = self
-            .out
-            .get_mut(y * n..(y + 1) * n)
-            .ok_or(Defer::INTERNAL)?;
+        if y != self.first + self.rows {
+            return Err(Defer::INTERNAL.into());
+        }
+        if self.rows == self.band_rows {
+            self.flush()?;
+        }
+        let n = self.row_bytes;
+        let at = match &self.target {
+            Target::Slice(_) => y * n,
+            Target::Sink { .. } => self.rows * n,
+        };
+        let buf: &mut [u8] = match &mut self.target {
+            Target::Slice(out) => out,
+            Target::Sink { .. } => &mut self.band,
+        };
+        let out = buf.get_mut(at..at + n).ok_or(Defer::INTERNAL)?;
+        self.rows += 1;
         let pw = self.padded_width;
         let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
         for (dst, src) in r.iter_mut().zip(rows) {
             *dst = src.get(..pw).unwrap_or(&[]);
         }
-        let used = if bpp == 1 { 1 } else { 3 };
+        let used = if self.output == Output::Luma { 1 } else { 3 };
         if r[..used].iter().any(|s| s.len() != pw) {
-            return Err(Defer::INTERNAL);
+            return Err(Defer::INTERNAL.into());
         }
         match self.output {
             Output::Luma => ycbcr_to_grayscale(r[0], self.width, pw, out),
@@ -68,6 +128,36 @@ impl Sink<'_> {
             Output::YcbcrToRgb => {
                 color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
             }
+        }
+        Ok(())
+    }
+
+    /// Converts the band's rows and hands them to the sink; the next band starts after them.
+    fn flush(&mut self) -> Result<(), Stop> {
+        let n = self.row_bytes;
+        let offset = self.first * n;
+        let len = self.rows * n;
+        let convert = self.convert.unwrap_or(|_| {});
+        match &mut self.target {
+            Target::Slice(out) => {
+                convert(out.get_mut(offset..offset + len).ok_or(Defer::INTERNAL)?);
+            }
+            Target::Sink { sink, .. } => {
+                let band = self.band.get_mut(..len).ok_or(Defer::INTERNAL)?;
+                convert(band);
+                sink.write(offset, band).map_err(Stop::Sink)?;
+            }
+        }
+        self.first += self.rows;
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Flushes the last band; every row of the image must have been written.
+    pub(crate) fn finish(&mut self) -> Result<(), Stop> {
+        self.flush()?;
+        if self.first != self.height {
+            return Err(Defer::INTERNAL.into());
         }
         Ok(())
     }
@@ -98,7 +188,7 @@ impl Writer<'_> {
         last: bool,
         cur: &[RowBuffer],
         prev: &[RowBuffer],
-    ) -> Result<(), Defer> {
+    ) -> Result<(), Stop> {
         let rows_per_mcu = 8 * self.v_max;
         let y0 = i * rows_per_mcu;
         match self.chroma {
@@ -110,14 +200,14 @@ impl Writer<'_> {
             }
             Chroma::Rows => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer::INTERNAL);
+                    return Err(Defer::INTERNAL.into());
                 };
                 for r in 0..rows_per_mcu {
                     if r % self.v_max == 0 {
                         for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
                             let src = row(buf, r / self.v_max);
                             if src.is_empty() || up.len() != self.sink.padded_width {
-                                return Err(Defer::INTERNAL);
+                                return Err(Defer::INTERNAL.into());
                             }
                             (self.upsampler)(src, &[], &[], &mut [], up);
                         }
@@ -128,12 +218,12 @@ impl Writer<'_> {
             }
             Chroma::Vertical => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer::INTERNAL);
+                    return Err(Defer::INTERNAL.into());
                 };
                 if i > 0 {
                     // the previous MCU row's last chroma row: its row below is our first
                     let [py, pcb, pcr] = prev else {
-                        return Err(Defer::INTERNAL);
+                        return Err(Defer::INTERNAL.into());
                     };
                     self.upsample(
                         [row(pcb, 7), row(pcr, 7)],
@@ -148,7 +238,7 @@ impl Writer<'_> {
                         [row(cb, c - 1), row(cr, c - 1)]
                     } else if i > 0 {
                         let [_, pcb, pcr] = prev else {
-                            return Err(Defer::INTERNAL);
+                            return Err(Defer::INTERNAL.into());
                         };
                         [row(pcb, 7), row(pcr, 7)]
                     } else {
@@ -168,7 +258,7 @@ impl Writer<'_> {
         src: [&[i16]; 2],
         above: [&[i16]; 2],
         below: [&[i16]; 2],
-    ) -> Result<(), Defer> {
+    ) -> Result<(), Stop> {
         for k in 0..2 {
             let n = src[k].len();
             let up = &mut self.up[k];
@@ -177,7 +267,7 @@ impl Writer<'_> {
                 || below[k].len() != n
                 || up.len() != 2 * self.sink.padded_width
             {
-                return Err(Defer::INTERNAL);
+                return Err(Defer::INTERNAL.into());
             }
             (self.upsampler)(src[k], above[k], below[k], &mut self.scratch, up);
         }
@@ -185,7 +275,7 @@ impl Writer<'_> {
     }
 
     /// The two output rows of one vertically up-sampled chroma row.
-    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Defer> {
+    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Stop> {
         let pw = self.sink.padded_width;
         for (d, luma_row) in luma.into_iter().enumerate() {
             let c0 = self.up[0].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
