@@ -94,9 +94,9 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
 
 /// The `Uint8Array` `decode` returns, made once the stream has been checked against the
 /// chunk and written a band of rows at a time as the decoder finishes them, instead of
-/// from a chunk-sized buffer in wasm memory copied whole at the end. The array is new and
-/// not yet seen by JS code, so only a replaced `Uint8Array.prototype.subarray` could give
-/// a wrong range: refused below as an error rather than a panic in `copy_from`.
+/// from a chunk-sized buffer in wasm memory copied whole at the end. The decoder writes
+/// only within the `sample_count` it was given (a range past the end would be a
+/// `RangeError` thrown by `set`, not a panic).
 struct NewArray(Uint8Array);
 
 impl crate::SampleSink for NewArray {
@@ -107,14 +107,9 @@ impl crate::SampleSink for NewArray {
     }
 
     fn write(&mut self, offset: usize, band: &[u8]) -> Result<(), CodecError> {
-        let rows = self.0.subarray(offset as u32, (offset + band.len()) as u32);
-        if rows.length() as usize != band.len() {
-            return Err(CodecError::data(format!(
-                "the output array has no bytes {offset}..{}",
-                offset + band.len()
-            )));
-        }
-        rows.copy_from(band);
+        // The view of wasm memory is used before anything can allocate (and grow the
+        // memory); `set` copies it. wasm32: `usize` is `u32`.
+        self.0.set(unsafe { &Uint8Array::view(band) }, offset as u32);
         Ok(())
     }
 }

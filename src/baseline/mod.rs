@@ -195,17 +195,33 @@ pub(crate) fn decode_to(
     };
 
     let mut scan = Scan::new(stream, &frame, mcu_x, idct)?;
+    // the caller checked width × height × bpp against the target's length
+    let row_bytes = width * bpp;
+    let band_rows = (output::BAND_BYTES / row_bytes.max(1)).min(height).max(1);
+    let mut band = Vec::new();
+    let (buf, sink): (&mut [u8], Option<&mut dyn SampleSink>) = match target {
+        Target::Slice(out) => (out, None),
+        Target::Sink { sink, .. } => {
+            band.resize(band_rows * row_bytes, 0);
+            (&mut band, Some(sink))
+        }
+    };
     let mut writer = Writer {
-        sink: Sink::new(
-            target,
+        sink: Sink {
+            buf,
+            sink,
+            buf_row: 0,
+            band_rows,
+            first: 0,
+            rows: 0,
             convert,
+            row_bytes,
             width,
             height,
-            bpp,
             padded_width,
             output,
             convert16,
-        ),
+        },
         chroma,
         upsampler,
         v_max,

@@ -19,7 +19,8 @@ use zune_jpeg::__kernels::{
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
 use super::scan::RowBuffer;
-use super::{Convert, Defer, Output, Stop, Target};
+use super::{Convert, Defer, Output, Stop};
+use crate::decode::SampleSink;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Chroma {
@@ -33,63 +34,32 @@ pub(crate) enum Chroma {
 
 /// Bytes of output rows per band (at least one row): small enough to still be in cache
 /// when the band is converted and handed to the sink.
-const BAND_BYTES: usize = 64 * 1024;
+pub(crate) const BAND_BYTES: usize = 64 * 1024;
 
 /// Where converted rows go: output rows in order, gathered into bands of whole rows; each
 /// finished band gets the in-place colour conversion, then (for a sink) is handed over.
 pub(crate) struct Sink<'o> {
-    target: Target<'o>,
-    convert: Convert,
-    /// the band being filled, for a sink target (empty for a slice: rows go in place)
-    band: Vec<u8>,
-    band_rows: usize,
+    /// the whole output (no sink), or the band buffer the sink's bands are made in
+    pub buf: &'o mut [u8],
+    pub sink: Option<&'o mut dyn SampleSink>,
+    /// the row `buf` starts with (always 0 without a sink)
+    pub buf_row: usize,
+    /// rows per band
+    pub band_rows: usize,
     /// first row of the band, and rows in it so far
-    first: usize,
-    rows: usize,
+    pub first: usize,
+    pub rows: usize,
+    pub convert: Convert,
     /// bytes per output row
-    row_bytes: usize,
-    width: usize,
-    height: usize,
+    pub row_bytes: usize,
+    pub width: usize,
+    pub height: usize,
     pub padded_width: usize,
-    output: Output,
-    convert16: ColorConvert16Ptr,
+    pub output: Output,
+    pub convert16: ColorConvert16Ptr,
 }
 
-impl<'o> Sink<'o> {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(
-        target: Target<'o>,
-        convert: Convert,
-        width: usize,
-        height: usize,
-        bpp: usize,
-        padded_width: usize,
-        output: Output,
-        convert16: ColorConvert16Ptr,
-    ) -> Sink<'o> {
-        // the caller checked width × height × bpp against the target's length
-        let row_bytes = width * bpp;
-        let band_rows = (BAND_BYTES / row_bytes.max(1)).clamp(1, height.max(1));
-        let band = match target {
-            Target::Slice(_) => Vec::new(),
-            Target::Sink { .. } => vec![0; band_rows * row_bytes],
-        };
-        Sink {
-            target,
-            convert,
-            band,
-            band_rows,
-            first: 0,
-            rows: 0,
-            row_bytes,
-            width,
-            height,
-            padded_width,
-            output,
-            convert16,
-        }
-    }
-
+impl Sink<'_> {
     /// Converts output row `y` (the next one) from one row of each component
     /// (`padded_width` samples).
     fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Stop> {
@@ -103,15 +73,8 @@ impl<'o> Sink<'o> {
             self.flush()?;
         }
         let n = self.row_bytes;
-        let at = match &self.target {
-            Target::Slice(_) => y * n,
-            Target::Sink { .. } => self.rows * n,
-        };
-        let buf: &mut [u8] = match &mut self.target {
-            Target::Slice(out) => out,
-            Target::Sink { .. } => &mut self.band,
-        };
-        let out = buf.get_mut(at..at + n).ok_or(Defer::INTERNAL)?;
+        let at = (y - self.buf_row) * n;
+        let out = self.buf.get_mut(at..at + n).ok_or(Defer::INTERNAL)?;
         self.rows += 1;
         let pw = self.padded_width;
         let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
@@ -133,23 +96,23 @@ impl<'o> Sink<'o> {
     }
 
     /// Converts the band's rows and hands them to the sink; the next band starts after them.
+    #[inline(never)]
     fn flush(&mut self) -> Result<(), Stop> {
         let n = self.row_bytes;
-        let offset = self.first * n;
-        let len = self.rows * n;
-        let convert = self.convert.unwrap_or(|_| {});
-        match &mut self.target {
-            Target::Slice(out) => {
-                convert(out.get_mut(offset..offset + len).ok_or(Defer::INTERNAL)?);
-            }
-            Target::Sink { sink, .. } => {
-                let band = self.band.get_mut(..len).ok_or(Defer::INTERNAL)?;
-                convert(band);
-                sink.write(offset, band).map_err(Stop::Sink)?;
-            }
+        let from = (self.first - self.buf_row) * n;
+        let band = self
+            .buf
+            .get_mut(from..from + self.rows * n)
+            .ok_or(Defer::INTERNAL)?;
+        if let Some(convert) = self.convert {
+            convert(band);
         }
         self.first += self.rows;
         self.rows = 0;
+        if let Some(sink) = &mut self.sink {
+            sink.write(from + self.buf_row * n, band).map_err(Stop::Sink)?;
+            self.buf_row = self.first;
+        }
         Ok(())
     }
 
