@@ -28,7 +28,6 @@ use output::{Chroma, Sink, Writer};
 use scan::{Idct, RowBuffer, Scan};
 
 use crate::decode::SampleSink;
-use crate::error::CodecError;
 
 /// Why the baseline decoder left a stream to zune-jpeg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,27 +71,12 @@ impl Target<'_> {
     }
 }
 
-/// Why [`decode_to`] stopped: the stream is left to zune-jpeg, or the sink failed.
-pub(crate) enum Stop {
-    Defer(Defer),
-    Sink(CodecError),
-}
-
-impl From<Defer> for Stop {
-    fn from(defer: Defer) -> Stop {
-        Stop::Defer(defer)
-    }
-}
-
 /// A colour conversion applied to each band of output rows in place.
 pub(crate) type Convert = Option<fn(&mut [u8])>;
 
 /// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers.
 pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer> {
-    decode_to(stream, output, Target::Slice(out), None).map_err(|stop| match stop {
-        Stop::Defer(defer) => defer,
-        Stop::Sink(_) => Defer::INTERNAL,
-    })
+    decode_to(stream, output, Target::Slice(out), None)
 }
 
 /// [`decode`] into `target`, each band of rows converted by `convert` before it is final
@@ -102,13 +86,13 @@ pub(crate) fn decode_to(
     output: Output,
     target: Target<'_>,
     convert: Convert,
-) -> Result<(), Stop> {
+) -> Result<(), Defer> {
     let mut frame = headers::parse(stream)?;
     if let [only] = &mut frame.components[..] {
         // zune-jpeg decodes a single component with any factors as 1 × 1 blocks
         // (`reset_params`), as T.81 says for a one-component scan
         if !(1..=4).contains(&only.h) || !(1..=4).contains(&only.v) {
-            return Err(Defer("sampling factors").into());
+            return Err(Defer("sampling factors"));
         }
         only.h = 1;
         only.v = 1;
@@ -118,7 +102,7 @@ pub(crate) fn decode_to(
     let nc = comps.len();
     match (nc, output) {
         (1, Output::Luma) | (3, Output::Copy | Output::YcbcrToRgb) => {}
-        _ => return Err(Defer("component count and output").into()),
+        _ => return Err(Defer("component count and output")),
     }
     let (h_max, v_max) = (comps[0].h, comps[0].v);
     let layout_ok = if nc == 1 {
@@ -129,11 +113,11 @@ pub(crate) fn decode_to(
             && comps[1..].iter().all(|c| c.h == 1 && c.v == 1)
     };
     if !layout_ok {
-        return Err(Defer("sampling layout").into());
+        return Err(Defer("sampling layout"));
     }
     let bpp = if nc == 1 { 1 } else { 3 };
     if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(target.len()) {
-        return Err(Defer::INTERNAL.into());
+        return Err(Defer::INTERNAL);
     }
     let mcu_x = width.div_ceil(8 * h_max);
     let mcu_y = height.div_ceil(8 * v_max);

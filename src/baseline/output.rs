@@ -19,7 +19,7 @@ use zune_jpeg::__kernels::{
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
 use super::scan::RowBuffer;
-use super::{Convert, Defer, Output, Stop};
+use super::{Convert, Defer, Output};
 use crate::decode::SampleSink;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,12 +62,12 @@ pub(crate) struct Sink<'o> {
 impl Sink<'_> {
     /// Converts output row `y` (the next one) from one row of each component
     /// (`padded_width` samples).
-    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Stop> {
+    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
         if y >= self.height {
             return Ok(());
         }
         if y != self.first + self.rows {
-            return Err(Defer::INTERNAL.into());
+            return Err(Defer::INTERNAL);
         }
         if self.rows == self.band_rows {
             self.flush()?;
@@ -83,7 +83,7 @@ impl Sink<'_> {
         }
         let used = if self.output == Output::Luma { 1 } else { 3 };
         if r[..used].iter().any(|s| s.len() != pw) {
-            return Err(Defer::INTERNAL.into());
+            return Err(Defer::INTERNAL);
         }
         match self.output {
             Output::Luma => ycbcr_to_grayscale(r[0], self.width, pw, out),
@@ -97,7 +97,7 @@ impl Sink<'_> {
 
     /// Converts the band's rows and hands them to the sink; the next band starts after them.
     #[inline(never)]
-    fn flush(&mut self) -> Result<(), Stop> {
+    fn flush(&mut self) -> Result<(), Defer> {
         let n = self.row_bytes;
         let from = (self.first - self.buf_row) * n;
         let band = self
@@ -110,17 +110,17 @@ impl Sink<'_> {
         self.first += self.rows;
         self.rows = 0;
         if let Some(sink) = &mut self.sink {
-            sink.write(from + self.buf_row * n, band).map_err(Stop::Sink)?;
+            sink.write(from + self.buf_row * n, band);
             self.buf_row = self.first;
         }
         Ok(())
     }
 
     /// Flushes the last band; every row of the image must have been written.
-    pub(crate) fn finish(&mut self) -> Result<(), Stop> {
+    pub(crate) fn finish(&mut self) -> Result<(), Defer> {
         self.flush()?;
         if self.first != self.height {
-            return Err(Defer::INTERNAL.into());
+            return Err(Defer::INTERNAL);
         }
         Ok(())
     }
@@ -151,7 +151,7 @@ impl Writer<'_> {
         last: bool,
         cur: &[RowBuffer],
         prev: &[RowBuffer],
-    ) -> Result<(), Stop> {
+    ) -> Result<(), Defer> {
         let rows_per_mcu = 8 * self.v_max;
         let y0 = i * rows_per_mcu;
         match self.chroma {
@@ -163,14 +163,14 @@ impl Writer<'_> {
             }
             Chroma::Rows => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer::INTERNAL.into());
+                    return Err(Defer::INTERNAL);
                 };
                 for r in 0..rows_per_mcu {
                     if r % self.v_max == 0 {
                         for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
                             let src = row(buf, r / self.v_max);
                             if src.is_empty() || up.len() != self.sink.padded_width {
-                                return Err(Defer::INTERNAL.into());
+                                return Err(Defer::INTERNAL);
                             }
                             (self.upsampler)(src, &[], &[], &mut [], up);
                         }
@@ -181,12 +181,12 @@ impl Writer<'_> {
             }
             Chroma::Vertical => {
                 let [y, cb, cr] = cur else {
-                    return Err(Defer::INTERNAL.into());
+                    return Err(Defer::INTERNAL);
                 };
                 if i > 0 {
                     // the previous MCU row's last chroma row: its row below is our first
                     let [py, pcb, pcr] = prev else {
-                        return Err(Defer::INTERNAL.into());
+                        return Err(Defer::INTERNAL);
                     };
                     self.upsample(
                         [row(pcb, 7), row(pcr, 7)],
@@ -201,7 +201,7 @@ impl Writer<'_> {
                         [row(cb, c - 1), row(cr, c - 1)]
                     } else if i > 0 {
                         let [_, pcb, pcr] = prev else {
-                            return Err(Defer::INTERNAL.into());
+                            return Err(Defer::INTERNAL);
                         };
                         [row(pcb, 7), row(pcr, 7)]
                     } else {
@@ -221,7 +221,7 @@ impl Writer<'_> {
         src: [&[i16]; 2],
         above: [&[i16]; 2],
         below: [&[i16]; 2],
-    ) -> Result<(), Stop> {
+    ) -> Result<(), Defer> {
         for k in 0..2 {
             let n = src[k].len();
             let up = &mut self.up[k];
@@ -230,7 +230,7 @@ impl Writer<'_> {
                 || below[k].len() != n
                 || up.len() != 2 * self.sink.padded_width
             {
-                return Err(Defer::INTERNAL.into());
+                return Err(Defer::INTERNAL);
             }
             (self.upsampler)(src[k], above[k], below[k], &mut self.scratch, up);
         }
@@ -238,7 +238,7 @@ impl Writer<'_> {
     }
 
     /// The two output rows of one vertically up-sampled chroma row.
-    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Stop> {
+    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Defer> {
         let pw = self.sink.padded_width;
         for (d, luma_row) in luma.into_iter().enumerate() {
             let c0 = self.up[0].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
