@@ -6,8 +6,6 @@
 //! (`tests/decode_bands.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD kernels),
 //! where the wasm export's `Uint8Array` is compared too.
 
-use std::cell::RefCell;
-
 use crate::common::{config, pattern_image, BASELINE_SCHEMES};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -196,24 +194,27 @@ const FIXTURES: &[(&str, &[u8])] = &[
     ),
 ];
 
-/// A sink that records `start` and every band, and fails the write at `fail_at` if set.
+/// A sink that records `start` and every band, and refuses to start if `refuse`.
 #[derive(Default)]
 struct Recorder {
     started: Vec<usize>,
     samples: Vec<u8>,
     bands: Vec<(usize, usize)>,
-    fail_at: Option<usize>,
+    refuse: bool,
 }
 
 impl SampleSink for Recorder {
     fn start(&mut self, sample_count: usize) -> Result<(), CodecError> {
         assert!(self.bands.is_empty(), "start after a write");
         self.started.push(sample_count);
+        if self.refuse {
+            return Err(CodecError::data("test: this sink refuses"));
+        }
         self.samples = vec![0xA5; sample_count];
         Ok(())
     }
 
-    fn write(&mut self, offset: usize, band: &[u8]) -> Result<(), CodecError> {
+    fn write(&mut self, offset: usize, band: &[u8]) {
         assert_eq!(self.started.len(), 1, "a write before start");
         assert!(
             offset + band.len() <= self.samples.len(),
@@ -222,11 +223,7 @@ impl SampleSink for Recorder {
             self.samples.len()
         );
         self.bands.push((offset, band.len()));
-        if self.fail_at == Some(offset) {
-            return Err(CodecError::data("test: this write fails"));
-        }
         self.samples[offset..offset + band.len()].copy_from_slice(band);
-        Ok(())
     }
 }
 
@@ -471,33 +468,28 @@ fn damaged_streams_give_the_samples_or_errors_of_decode() {
     assert!(n > 1000, "{n}");
 }
 
-/// A sink's own errors end the decode with that error; a slice of the wrong length is
-/// refused with `decode_into`'s message before anything is written.
+/// A sink that refuses to start ends the decode with its error, before any write; a slice
+/// of the wrong length is refused with `decode_into`'s message before anything is written;
+/// a stream that fails its checks or needs another colour space fails before `start`.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
-fn sink_errors_end_the_decode() {
+fn a_refusing_sink_ends_the_decode_before_any_write() {
     let json = r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#;
     let samples = pattern_image(6, 300, 500, 3, 1);
     let shape = [300, 500, 3];
     let stream = zarr_jpeg::encode(&config(json), &samples, &shape).unwrap();
     let config = config(json);
-    let mut sink = Recorder::default();
-    decode_to_sink(&config, &stream, &shape, &mut sink).unwrap();
-    let second = sink.bands[1].0;
-    let sink = RefCell::new(Recorder {
-        fail_at: Some(second),
+    let mut sink = Recorder {
+        refuse: true,
         ..Recorder::default()
-    });
-    let err = decode_to_sink(&config, &stream, &shape, &mut *sink.borrow_mut()).unwrap_err();
+    };
+    let err = decode_to_sink(&config, &stream, &shape, &mut sink).unwrap_err();
     assert_eq!(
         err.to_string(),
-        CodecError::data("test: this write fails").to_string()
+        CodecError::data("test: this sink refuses").to_string()
     );
-    assert_eq!(
-        sink.borrow().bands.len(),
-        2,
-        "no write after the failing one"
-    );
+    assert_eq!(sink.started, vec![300 * 500 * 3]);
+    assert!(sink.bands.is_empty(), "a write after a refused start");
 
     let mut short = vec![0u8; 300 * 500 * 3 - 1];
     let err = decode_to_sink(&config, &stream, &shape, &mut short.as_mut_slice()).unwrap_err();
@@ -505,6 +497,31 @@ fn sink_errors_end_the_decode() {
     let expected = zarr_jpeg::decode_into(&config, &stream, &shape, &mut into).unwrap_err();
     assert_eq!(err.to_string(), expected.to_string());
     assert!(short.iter().all(|&b| b == 0), "a refused slice was written");
+
+    // errors before the output exists: no start
+    for (stream, shape) in [
+        (&stream[..stream.len() / 2], &shape[..]),
+        (&stream[..], &[300, 501, 3][..]),
+    ] {
+        let mut sink = Recorder::default();
+        let err = decode_to_sink(&config, stream, shape, &mut sink).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            decode(&config, stream, shape).unwrap_err().to_string()
+        );
+        assert!(sink.started.is_empty(), "started for a failing stream");
+    }
+    let gray = crate::common::config(r#"{"quality": 90, "encoded_color_space": "grayscale"}"#);
+    let gray_stream = zarr_jpeg::encode(&gray, &vec![7; 64], &[8, 8]).unwrap();
+    let mut sink = Recorder::default();
+    let err = decode_to_sink(&config, &gray_stream, &[8, 8, 3], &mut sink).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        decode(&config, &gray_stream, &[8, 8, 3])
+            .unwrap_err()
+            .to_string()
+    );
+    assert!(sink.started.is_empty(), "started for a mismatched stream");
 }
 
 /// The wasm export `decode` returns the `Uint8Array` its sink wrote: `decode`'s samples
