@@ -109,7 +109,8 @@ impl crate::SampleSink for NewArray {
     fn write(&mut self, offset: usize, band: &[u8]) {
         // The view of wasm memory is used before anything can allocate (and grow the
         // memory); `set` copies it. wasm32: `usize` is `u32`.
-        self.0.set(unsafe { &Uint8Array::view(band) }, offset as u32);
+        self.0
+            .set(unsafe { &Uint8Array::view(band) }, offset as u32);
     }
 }
 

@@ -512,7 +512,7 @@ fn a_refusing_sink_ends_the_decode_before_any_write() {
         assert!(sink.started.is_empty(), "started for a failing stream");
     }
     let gray = crate::common::config(r#"{"quality": 90, "encoded_color_space": "grayscale"}"#);
-    let gray_stream = zarr_jpeg::encode(&gray, &vec![7; 64], &[8, 8]).unwrap();
+    let gray_stream = zarr_jpeg::encode(&gray, &[7; 64], &[8, 8]).unwrap();
     let mut sink = Recorder::default();
     let err = decode_to_sink(&config, &gray_stream, &[8, 8, 3], &mut sink).unwrap_err();
     assert_eq!(
