@@ -46,11 +46,10 @@ impl ConfigValue {
 }
 
 fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let cut: String = s.chars().take(max).collect();
-        format!("{cut}…")
+    // the byte where character `max` starts, if the string is longer than that
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or(s)),
     }
 }
 
@@ -206,7 +205,17 @@ impl serde::Serialize for ConfigValue {
 
 #[cfg(test)]
 mod tests {
-    use super::format_number;
+    use super::{format_number, truncate};
+
+    #[test]
+    fn long_strings_are_cut_after_max_characters() {
+        assert_eq!(truncate("", 3), "");
+        assert_eq!(truncate("äbc", 3), "äbc");
+        assert_eq!(truncate("äbcd", 3), "äbc…");
+        assert_eq!(truncate("ab€😀e", 4), "ab€😀…");
+        assert_eq!(truncate("ab€😀", 4), "ab€😀");
+        assert_eq!(truncate("abc", 0), "…");
+    }
 
     #[test]
     fn numbers_format_like_javascript_for_the_values_messages_show() {

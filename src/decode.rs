@@ -34,6 +34,43 @@ pub const MAX_SCANS: usize = 100;
 /// A colour conversion applied to the decoded samples where zune-jpeg's view differs.
 type InPlaceConversion = fn(&mut [u8]);
 
+/// Where [`decode_to_sink`] writes a chunk's samples (C-order uint8, as [`decode`] returns
+/// them): a byte slice, or storage the decoder cannot borrow as one slice (the wasm
+/// boundary's new `Uint8Array`). The baseline decoder hands over one band of whole rows
+/// (up to 64 KiB, at least one row) at a time from a small buffer it reuses, still in
+/// cache, so no chunk-sized buffer is made; the bands come in order and cover the chunk
+/// once. A stream left to zune-jpeg (full-decoder builds) is decoded into a whole buffer
+/// and handed over as one band, after whatever bands the baseline decoder wrote before it
+/// deferred. On an error the sink's contents are unspecified.
+pub trait SampleSink {
+    /// Called once, when the stream has been checked against the chunk and before any
+    /// `write`: the chunk holds `sample_count` samples.
+    fn start(&mut self, sample_count: usize) -> Result<()>;
+
+    /// Writes `band` to bytes `offset..offset + band.len()` (always within the
+    /// `sample_count` given to `start`, which is where a sink refuses what it cannot hold).
+    fn write(&mut self, offset: usize, band: &[u8]);
+}
+
+impl SampleSink for &mut [u8] {
+    fn start(&mut self, sample_count: usize) -> Result<()> {
+        check_output_len(self.len(), sample_count)
+    }
+
+    fn write(&mut self, offset: usize, band: &[u8]) {
+        // always within the length `start` checked
+        if let Some(out) = self.get_mut(offset..offset + band.len()) {
+            out.copy_from_slice(band);
+        }
+    }
+}
+
+/// Where `decode_checked` puts the samples: in place, or through a sink.
+enum Out<'a> {
+    Slice(&'a mut [u8]),
+    Sink(&'a mut dyn SampleSink),
+}
+
 /// The colour space of the samples inside the stream, as the stream's markers say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoredColorSpace {
@@ -47,8 +84,37 @@ pub fn decode(config: &JpegConfig, stream: &[u8], shape: &[u64]) -> Result<Vec<u
     let layout = ChunkLayout::for_config(shape, config)?;
     let (header, stored) = check_stream(stream, &layout)?;
     let mut out = vec![0u8; layout.sample_count()];
-    decode_checked(config, stream, &layout, &header, stored, &mut out)?;
+    decode_checked(
+        config,
+        stream,
+        &layout,
+        &header,
+        stored,
+        Out::Slice(&mut out),
+    )?;
     Ok(out)
+}
+
+/// [`decode`] into `sink`, a band of rows at a time (see [`SampleSink`]): the same samples
+/// and the same errors, without a chunk-sized buffer on the baseline decoder's path.
+pub fn decode_to_sink(
+    config: &JpegConfig,
+    stream: &[u8],
+    shape: &[u64],
+    sink: &mut dyn SampleSink,
+) -> Result<()> {
+    let layout = ChunkLayout::for_config(shape, config)?;
+    let (header, stored) = check_stream(stream, &layout)?;
+    decode_checked(config, stream, &layout, &header, stored, Out::Sink(sink))
+}
+
+fn check_output_len(len: usize, sample_count: usize) -> Result<()> {
+    if len != sample_count {
+        return Err(CodecError::data(format!(
+            "the output buffer holds {len} bytes but the chunk shape needs {sample_count}"
+        )));
+    }
+    Ok(())
 }
 
 /// Decodes `stream` into `out`, which must hold exactly the chunk's samples.
@@ -59,15 +125,9 @@ pub fn decode_into(
     out: &mut [u8],
 ) -> Result<()> {
     let layout = ChunkLayout::for_config(shape, config)?;
-    if out.len() != layout.sample_count() {
-        return Err(CodecError::data(format!(
-            "the output buffer holds {} bytes but the chunk shape needs {}",
-            out.len(),
-            layout.sample_count()
-        )));
-    }
+    check_output_len(out.len(), layout.sample_count())?;
     let (header, stored) = check_stream(stream, &layout)?;
-    decode_checked(config, stream, &layout, &header, stored, out)
+    decode_checked(config, stream, &layout, &header, stored, Out::Slice(out))
 }
 
 /// Reads the header and checks it against the chunk before anything large is allocated;
@@ -123,7 +183,7 @@ fn decode_checked(
     layout: &ChunkLayout,
     header: &StreamHeader,
     stored: StoredColorSpace,
-    out: &mut [u8],
+    out: Out<'_>,
 ) -> Result<()> {
     // zune-jpeg decides by itself that a stream is RGB when it has an Adobe transform 0
     // or component ids 'R','G','B' (libjpeg lets JFIF win). Ask it for the samples as it
@@ -156,11 +216,22 @@ fn decode_checked(
                 )))
             }
         };
-    decode_samples(stream, layout, header, zune_out, zune_sees_rgb, out)?;
-    if let Some(convert) = convert {
-        convert(out);
-    }
-    Ok(())
+    let out = match out {
+        Out::Sink(sink) => {
+            sink.start(layout.sample_count())?;
+            Out::Sink(sink)
+        }
+        out => out,
+    };
+    decode_samples(
+        stream,
+        layout,
+        header,
+        zune_out,
+        zune_sees_rgb,
+        convert,
+        out,
+    )
 }
 
 /// The error a build without the `full-decoder` feature returns for a stream only the
@@ -177,7 +248,8 @@ pub fn needs_full_decoder(reason: &str) -> CodecError {
     )
 }
 
-/// Decodes the checked stream into `out` as `zune_out` samples: the baseline decoder
+/// Decodes the checked stream into `out` as `zune_out` samples, then `convert`s them: the
+/// baseline decoder
 /// (src/baseline/) first, byte-identical to the zune-jpeg path on every stream it accepts;
 /// it defers everything else (progressive streams, unusual layouts or markers, corrupt
 /// data) to zune-jpeg when it is built in (`full-decoder`), else the stream fails with
@@ -189,7 +261,8 @@ fn decode_samples(
     header: &StreamHeader,
     zune_out: ColorSpace,
     zune_sees_rgb: bool,
-    out: &mut [u8],
+    convert: Option<InPlaceConversion>,
+    mut out: Out<'_>,
 ) -> Result<()> {
     let baseline_output = match zune_out {
         ColorSpace::Luma => baseline::Output::Luma,
@@ -201,7 +274,14 @@ fn decode_samples(
     } else if !baseline_enabled() {
         baseline::Defer("switched off for a test")
     } else {
-        match baseline::decode(stream, baseline_output, out) {
+        let target = match &mut out {
+            Out::Slice(out) => baseline::Target::Slice(out),
+            Out::Sink(sink) => baseline::Target::Sink {
+                sink: *sink,
+                len: layout.sample_count(),
+            },
+        };
+        match baseline::decode_to(stream, baseline_output, target, convert) {
             Ok(()) => return Ok(()),
             Err(defer) => defer,
         }
@@ -209,11 +289,25 @@ fn decode_samples(
     #[cfg(feature = "full-decoder")]
     {
         let _ = deferred;
-        run_zune(stream, layout, zune_out, out)
+        let convert = convert.unwrap_or(|_| {});
+        match out {
+            Out::Slice(out) => {
+                run_zune(stream, layout, zune_out, out)?;
+                convert(out);
+                Ok(())
+            }
+            Out::Sink(sink) => {
+                let mut whole = vec![0u8; layout.sample_count()];
+                run_zune(stream, layout, zune_out, &mut whole)?;
+                convert(&mut whole);
+                sink.write(0, &whole);
+                Ok(())
+            }
+        }
     }
     #[cfg(not(feature = "full-decoder"))]
     {
-        let _ = layout;
+        let _ = (layout, convert, out);
         Err(needs_full_decoder(deferred.0))
     }
 }

@@ -37,7 +37,7 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::{decode, decode_into};
+pub use decode::{decode, decode_into, decode_to_sink, SampleSink};
 #[cfg(feature = "encoder")]
 pub use encode::{encode, encode_from, SampleSource};
 pub use error::{CodecError, ErrorKind};

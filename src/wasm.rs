@@ -87,8 +87,31 @@ pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8A
         #[cfg(not(feature = "full-decoder"))]
         return Err(codec_error(crate::decode::needs_full_decoder("test-trap")));
     }
-    let samples = crate::decode(&config, &stream, &shape).map_err(codec_error)?;
-    Ok(Uint8Array::from(samples.as_slice()))
+    let mut samples = NewArray(Uint8Array::new_with_length(0));
+    crate::decode_to_sink(&config, &stream, &shape, &mut samples).map_err(codec_error)?;
+    Ok(samples.0)
+}
+
+/// The `Uint8Array` `decode` returns, made once the stream has been checked against the
+/// chunk and written a band of rows at a time as the decoder finishes them, instead of
+/// from a chunk-sized buffer in wasm memory copied whole at the end. The decoder writes
+/// only within the `sample_count` it was given (a range past the end would be a
+/// `RangeError` thrown by `set`, not a panic).
+struct NewArray(Uint8Array);
+
+impl crate::SampleSink for NewArray {
+    fn start(&mut self, sample_count: usize) -> Result<(), CodecError> {
+        // wasm32: `usize` is `u32`
+        self.0 = Uint8Array::new_with_length(sample_count as u32);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: usize, band: &[u8]) {
+        // The view of wasm memory is used before anything can allocate (and grow the
+        // memory); `set` copies it. wasm32: `usize` is `u32`.
+        self.0
+            .set(unsafe { &Uint8Array::view(band) }, offset as u32);
+    }
 }
 
 /// Decodes one chunk's JPEG stream into `out`, a `Uint8Array` of exactly the chunk's

@@ -8,6 +8,7 @@ mod common;
 mod encode_identity;
 // The baseline decoder against the zune-jpeg path (tests/baseline_decoder.rs natively).
 mod entropy_coding;
+mod sample_sinks;
 mod sample_sources;
 #[cfg(feature = "scalar-reference")]
 mod wasm_baseline;

@@ -27,6 +27,8 @@ use zune_jpeg::zune_core::options::DecoderOptions;
 use output::{Chroma, Sink, Writer};
 use scan::{Idct, RowBuffer, Scan};
 
+use crate::decode::SampleSink;
+
 /// Why the baseline decoder left a stream to zune-jpeg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Defer(pub &'static str);
@@ -50,8 +52,41 @@ pub enum Output {
     YcbcrToRgb,
 }
 
+/// Where the samples go: a slice of the whole chunk, written in place, or a
+/// [`SampleSink`] of `len` samples, handed one band of rows at a time from a small buffer.
+pub(crate) enum Target<'o> {
+    Slice(&'o mut [u8]),
+    Sink {
+        sink: &'o mut dyn SampleSink,
+        len: usize,
+    },
+}
+
+impl Target<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Target::Slice(out) => out.len(),
+            Target::Sink { len, .. } => *len,
+        }
+    }
+}
+
+/// A colour conversion applied to each band of output rows in place.
+pub(crate) type Convert = Option<fn(&mut [u8])>;
+
 /// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers.
 pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer> {
+    decode_to(stream, output, Target::Slice(out), None)
+}
+
+/// [`decode`] into `target`, each band of rows converted by `convert` before it is final
+/// (in the slice) or handed to the sink; the bands come in order, contiguous, each row once.
+pub(crate) fn decode_to(
+    stream: &[u8],
+    output: Output,
+    target: Target<'_>,
+    convert: Convert,
+) -> Result<(), Defer> {
     let mut frame = headers::parse(stream)?;
     if let [only] = &mut frame.components[..] {
         // zune-jpeg decodes a single component with any factors as 1 × 1 blocks
@@ -81,7 +116,7 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
         return Err(Defer("sampling layout"));
     }
     let bpp = if nc == 1 { 1 } else { 3 };
-    if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(out.len()) {
+    if width.checked_mul(height).and_then(|n| n.checked_mul(bpp)) != Some(target.len()) {
         return Err(Defer::INTERNAL);
     }
     let mcu_x = width.div_ceil(8 * h_max);
@@ -144,9 +179,27 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
     };
 
     let mut scan = Scan::new(stream, &frame, mcu_x, idct)?;
+    // the caller checked width × height × bpp against the target's length
+    let row_bytes = width * bpp;
+    let band_rows = (output::BAND_BYTES / row_bytes.max(1)).min(height).max(1);
+    let mut band = Vec::new();
+    let (buf, sink): (&mut [u8], Option<&mut dyn SampleSink>) = match target {
+        Target::Slice(out) => (out, None),
+        Target::Sink { sink, .. } => {
+            band.resize(band_rows * row_bytes, 0);
+            (&mut band, Some(sink))
+        }
+    };
     let mut writer = Writer {
         sink: Sink {
-            out,
+            buf,
+            sink,
+            buf_row: 0,
+            band_rows,
+            first: 0,
+            rows: 0,
+            convert,
+            row_bytes,
             width,
             height,
             padded_width,
@@ -166,5 +219,6 @@ pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer
             core::mem::swap(&mut cur, &mut prev);
         }
     }
-    scan.finish()
+    scan.finish()?;
+    writer.sink.finish()
 }

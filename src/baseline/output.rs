@@ -19,7 +19,8 @@ use zune_jpeg::__kernels::{
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
 use super::scan::RowBuffer;
-use super::{Defer, Output};
+use super::{Convert, Defer, Output};
+use crate::decode::SampleSink;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Chroma {
@@ -31,9 +32,26 @@ pub(crate) enum Chroma {
     Vertical,
 }
 
-/// Where converted rows go.
+/// Bytes of output rows per band (at least one row): small enough to still be in cache
+/// when the band is converted and handed to the sink.
+pub(crate) const BAND_BYTES: usize = 64 * 1024;
+
+/// Where converted rows go: output rows in order, gathered into bands of whole rows; each
+/// finished band gets the in-place colour conversion, then (for a sink) is handed over.
 pub(crate) struct Sink<'o> {
-    pub out: &'o mut [u8],
+    /// the whole output (no sink), or the band buffer the sink's bands are made in
+    pub buf: &'o mut [u8],
+    pub sink: Option<&'o mut dyn SampleSink>,
+    /// the row `buf` starts with (always 0 without a sink)
+    pub buf_row: usize,
+    /// rows per band
+    pub band_rows: usize,
+    /// first row of the band, and rows in it so far
+    pub first: usize,
+    pub rows: usize,
+    pub convert: Convert,
+    /// bytes per output row
+    pub row_bytes: usize,
     pub width: usize,
     pub height: usize,
     pub padded_width: usize,
@@ -42,23 +60,28 @@ pub(crate) struct Sink<'o> {
 }
 
 impl Sink<'_> {
-    /// Converts output row `y` from one row of each component (`padded_width` samples).
+    /// Converts output row `y` (the next one) from one row of each component
+    /// (`padded_width` samples).
     fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
         if y >= self.height {
             return Ok(());
         }
-        let bpp = if self.output == Output::Luma { 1 } else { 3 };
-        let n = self.width * bpp;
-        let out = self
-            .out
-            .get_mut(y * n..(y + 1) * n)
-            .ok_or(Defer::INTERNAL)?;
+        if y != self.first + self.rows {
+            return Err(Defer::INTERNAL);
+        }
+        if self.rows == self.band_rows {
+            self.flush()?;
+        }
+        let n = self.row_bytes;
+        let at = (y - self.buf_row) * n;
+        let out = self.buf.get_mut(at..at + n).ok_or(Defer::INTERNAL)?;
+        self.rows += 1;
         let pw = self.padded_width;
         let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
         for (dst, src) in r.iter_mut().zip(rows) {
             *dst = src.get(..pw).unwrap_or(&[]);
         }
-        let used = if bpp == 1 { 1 } else { 3 };
+        let used = if self.output == Output::Luma { 1 } else { 3 };
         if r[..used].iter().any(|s| s.len() != pw) {
             return Err(Defer::INTERNAL);
         }
@@ -68,6 +91,36 @@ impl Sink<'_> {
             Output::YcbcrToRgb => {
                 color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
             }
+        }
+        Ok(())
+    }
+
+    /// Converts the band's rows and hands them to the sink; the next band starts after them.
+    #[inline(never)]
+    fn flush(&mut self) -> Result<(), Defer> {
+        let n = self.row_bytes;
+        let from = (self.first - self.buf_row) * n;
+        let band = self
+            .buf
+            .get_mut(from..from + self.rows * n)
+            .ok_or(Defer::INTERNAL)?;
+        if let Some(convert) = self.convert {
+            convert(band);
+        }
+        self.first += self.rows;
+        self.rows = 0;
+        if let Some(sink) = &mut self.sink {
+            sink.write(from + self.buf_row * n, band);
+            self.buf_row = self.first;
+        }
+        Ok(())
+    }
+
+    /// Flushes the last band; every row of the image must have been written.
+    pub(crate) fn finish(&mut self) -> Result<(), Defer> {
+        self.flush()?;
+        if self.first != self.height {
+            return Err(Defer::INTERNAL);
         }
         Ok(())
     }
