@@ -22,7 +22,6 @@ use zune_jpeg::JpegDecoder;
 
 use crate::baseline;
 use crate::chunk::ChunkLayout;
-use crate::color;
 use crate::config::{DecodedColorSpace, JpegConfig};
 use crate::error::{CodecError, ErrorKind, Result};
 use crate::markers::{self, CodingProcess, StreamHeader};
@@ -195,27 +194,27 @@ fn decode_checked(
     } else {
         ColorSpace::YCbCr
     };
-    let (zune_out, convert): (ColorSpace, Option<InPlaceConversion>) =
-        match (stored, config.decoded_color_space) {
-            (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => (ColorSpace::Luma, None),
-            (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => {
-                (ColorSpace::RGB, None)
-            }
-            (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => {
-                (zune_raw, Some(color::ycbcr_to_rgb_in_place))
-            }
-            (StoredColorSpace::Ycbcr, DecodedColorSpace::Ycbcr) => (zune_raw, None),
-            (StoredColorSpace::Rgb, DecodedColorSpace::Rgb) if zune_sees_rgb => (zune_raw, None),
-            (StoredColorSpace::Rgb, DecodedColorSpace::Ycbcr) if zune_sees_rgb => {
-                (zune_raw, Some(color::rgb_to_ycbcr_in_place))
-            }
-            (stored, decoded) => {
-                return Err(CodecError::mismatch(format!(
-                    "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
-                    decoded.name()
-                )))
-            }
-        };
+    let (zune_out, fixup): (ColorSpace, Fixup) = match (stored, config.decoded_color_space) {
+        (StoredColorSpace::Grayscale, DecodedColorSpace::Grayscale) => {
+            (ColorSpace::Luma, Fixup::None)
+        }
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) if !zune_sees_rgb => {
+            (ColorSpace::RGB, Fixup::None)
+        }
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Rgb) => (zune_raw, Fixup::YcbcrToRgb),
+        (StoredColorSpace::Ycbcr, DecodedColorSpace::Ycbcr) => (zune_raw, Fixup::None),
+        (StoredColorSpace::Rgb, DecodedColorSpace::Rgb) if zune_sees_rgb => (zune_raw, Fixup::None),
+        (StoredColorSpace::Rgb, DecodedColorSpace::Ycbcr) if zune_sees_rgb => {
+            (zune_raw, Fixup::RgbToYcbcr)
+        }
+        (stored, decoded) => {
+            return Err(CodecError::mismatch(format!(
+                "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
+                decoded.name()
+            )))
+        }
+    };
+    let convert = in_place_conversion(fixup)?;
     let out = match out {
         Out::Sink(sink) => {
             sink.start(layout.sample_count())?;
@@ -232,6 +231,33 @@ fn decode_checked(
         convert,
         out,
     )
+}
+
+/// A conversion of the decoded samples where zune-jpeg's view of the stream differs from
+/// what its markers say (component ids 'R','G','B' beside a JFIF marker; an RGB stream
+/// decoded to YCbCr).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fixup {
+    None,
+    YcbcrToRgb,
+    RgbToYcbcr,
+}
+
+/// The conversion for `fixup`. Streams that need one are rare, so the small modules (no
+/// `full-decoder`) leave them to the full decoder rather than carry the conversions.
+fn in_place_conversion(fixup: Fixup) -> Result<Option<InPlaceConversion>> {
+    match fixup {
+        Fixup::None => Ok(None),
+        #[cfg(feature = "full-decoder")]
+        Fixup::YcbcrToRgb => Ok(Some(crate::color::ycbcr_to_rgb_in_place)),
+        #[cfg(feature = "full-decoder")]
+        Fixup::RgbToYcbcr => Ok(Some(crate::color::rgb_to_ycbcr_in_place)),
+        #[cfg(not(feature = "full-decoder"))]
+        Fixup::YcbcrToRgb | Fixup::RgbToYcbcr => Err(needs_full_decoder(
+            "a colour conversion after decoding, for colour markers that disagree (component \
+             ids R,G,B beside a JFIF marker) or RGB samples decoded to YCbCr",
+        )),
+    }
 }
 
 /// The error a build without the `full-decoder` feature returns for a stream only the

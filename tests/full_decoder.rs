@@ -125,3 +125,63 @@ fn header_checks_come_before_deferring() {
     let err = zarr_jpeg::decode(&config(color), &fixture(file), &[48, 61, 3]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::StreamMismatch, "{err}");
 }
+
+/// An `rgb` stream (Adobe transform 0) decoded to `decoded_color_space: "ycbcr"` needs a
+/// conversion after decoding, which only the full decoder carries: the small modules leave
+/// it there, before any output is written; with the full decoder it decodes to the
+/// converted samples.
+#[test]
+fn streams_needing_a_colour_conversion_go_to_the_full_decoder() {
+    let rgb_config = JpegConfig::parse(&ConfigValue::Object(vec![
+        ("quality".to_string(), ConfigValue::Number(90.0)),
+        (
+            "encoded_color_space".to_string(),
+            ConfigValue::String("rgb".into()),
+        ),
+    ]))
+    .unwrap();
+    let shape = [16u64, 24, 3];
+    let samples: Vec<u8> = (0..16 * 24 * 3).map(|i| (i * 7 % 251) as u8).collect();
+    let stream = zarr_jpeg::encode(&rgb_config, &samples, &shape).unwrap();
+    let factor =
+        |h: f64, v: f64| ConfigValue::Array(vec![ConfigValue::Number(h), ConfigValue::Number(v)]);
+    let ycbcr_out = JpegConfig::parse(&ConfigValue::Object(vec![
+        ("quality".to_string(), ConfigValue::Number(90.0)),
+        (
+            "encoded_color_space".to_string(),
+            ConfigValue::String("ycbcr".into()),
+        ),
+        (
+            "decoded_color_space".to_string(),
+            ConfigValue::String("ycbcr".into()),
+        ),
+        (
+            "subsampling".to_string(),
+            ConfigValue::Array(vec![factor(1.0, 1.0), factor(1.0, 1.0), factor(1.0, 1.0)]),
+        ),
+    ]))
+    .unwrap();
+    let result = zarr_jpeg::decode(&ycbcr_out, &stream, &shape);
+    #[cfg(feature = "full-decoder")]
+    {
+        let ycbcr = result.unwrap();
+        let rgb = zarr_jpeg::decode(&rgb_config, &stream, &shape).unwrap();
+        let mut expected = rgb.clone();
+        zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut expected);
+        assert_eq!(ycbcr, expected);
+    }
+    #[cfg(not(feature = "full-decoder"))]
+    {
+        let err = result.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NeedsFullDecoder, "{err}");
+        assert!(
+            err.to_string()
+                .contains("a colour conversion after decoding"),
+            "{err}"
+        );
+        let mut into = vec![7u8; 16 * 24 * 3];
+        let err = zarr_jpeg::decode_into(&ycbcr_out, &stream, &shape, &mut into).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NeedsFullDecoder);
+        assert!(into.iter().all(|&b| b == 7), "the output was written");
+    }
+}
