@@ -16,9 +16,10 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadPng, tile, centreCrop } from "./lib/images.mjs";
+import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
 
 const USAGE = `usage:
   node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu]
@@ -39,14 +40,6 @@ const USAGE = `usage:
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
-const loaderUrl = (dist) => pathToFileURL(path.join(path.resolve(dist), "loader.js")).href;
-
-const CONFIGS = {
-  "420": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] },
-  "444": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] },
-  rgb: { quality: 90, encoded_color_space: "rgb" },
-  gray: { quality: 90, encoded_color_space: "grayscale" },
-};
 
 /** Every case id, in table order: { id, image: "ihc" | "cell", size, mode }. */
 function allCases() {

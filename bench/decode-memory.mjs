@@ -8,18 +8,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { loadPng, tile } from "./lib/images.mjs";
+import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const self = fileURLToPath(import.meta.url);
-const loaderUrl = (dist) => pathToFileURL(path.join(path.resolve(dist), "loader.js")).href;
-const CONFIGS = {
-  "420": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] },
-  "444": { quality: 90, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] },
-  rgb: { quality: 90, encoded_color_space: "rgb" },
-  gray: { quality: 90, encoded_color_space: "grayscale" },
-};
 const MiB = 1024 * 1024;
 
 if (process.argv[2] === "--write") {
