@@ -164,7 +164,8 @@ fn parse_dht(p: &[u8], frame: &mut Frame) -> Result<(), Defer> {
         }
         let mut symbols = [0u8; 256];
         symbols[..total].copy_from_slice(p.get(i + 17..i + 17 + total).ok_or(Defer::HEADERS)?);
-        let table = HuffmanTable::new(&counts, symbols, class == 0, false)
+        // without zune's AC fast table, which the baseline decoder does not read
+        let table = HuffmanTable::new_without_ac_lookup(&counts, symbols, class == 0)
             .map_err(|_| Defer("Huffman table zune rejects"))?;
         if class == 0 {
             frame.dc[index] = Some(table);

@@ -14,7 +14,7 @@
 //!   (and its two luma rows) is written one MCU row late, from the previous buffers.
 
 use zune_jpeg::__kernels::{
-    color_convert_ycbcr, copy_removing_padding, ycbcr_to_grayscale, ColorConvert16Ptr, UpSampler,
+    color_convert_ycbcr, copy_removing_padding, ColorConvert16Ptr, UpSampler,
 };
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
@@ -60,37 +60,42 @@ pub(crate) struct Sink<'o> {
 }
 
 impl Sink<'_> {
-    /// Converts output row `y` (the next one) from one row of each component
-    /// (`padded_width` samples).
-    fn emit(&mut self, y: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
-        if y >= self.height {
-            return Ok(());
-        }
-        if y != self.first + self.rows {
-            return Err(Defer::INTERNAL);
-        }
-        if self.rows == self.band_rows {
-            self.flush()?;
-        }
-        let n = self.row_bytes;
-        let at = (y - self.buf_row) * n;
-        let out = self.buf.get_mut(at..at + n).ok_or(Defer::INTERNAL)?;
-        self.rows += 1;
+    /// Converts output rows `y..y + count` (the next ones; those past the image height are
+    /// not written) from `count` rows of each component (`padded_width` samples each), in
+    /// as few kernel calls as the bands allow: one call per row costs as much as the
+    /// conversion itself on small chunks.
+    fn emit_rows(&mut self, y: usize, count: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
+        let count = count.min(self.height.saturating_sub(y));
         let pw = self.padded_width;
-        let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
-        for (dst, src) in r.iter_mut().zip(rows) {
-            *dst = src.get(..pw).unwrap_or(&[]);
-        }
+        let n = self.row_bytes;
         let used = if self.output == Output::Luma { 1 } else { 3 };
-        if r[..used].iter().any(|s| s.len() != pw) {
-            return Err(Defer::INTERNAL);
-        }
-        match self.output {
-            Output::Luma => ycbcr_to_grayscale(r[0], self.width, pw, out),
-            Output::Copy => copy_removing_padding(&r, self.width, pw, out),
-            Output::YcbcrToRgb => {
-                color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
+        let mut done = 0;
+        while done < count {
+            if self.rows == self.band_rows {
+                self.flush()?;
             }
+            let m = (count - done).min(self.band_rows - self.rows);
+            if y + done != self.first + self.rows {
+                return Err(Defer::INTERNAL);
+            }
+            let at = (y + done - self.buf_row) * n;
+            let out = self.buf.get_mut(at..at + m * n).ok_or(Defer::INTERNAL)?;
+            self.rows += m;
+            let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
+            for (dst, src) in r.iter_mut().zip(rows) {
+                *dst = src.get(done * pw..(done + m) * pw).unwrap_or(&[]);
+            }
+            if r[..used].iter().any(|s| s.len() != m * pw) {
+                return Err(Defer::INTERNAL);
+            }
+            match self.output {
+                Output::Luma => luma_rows(r[0], self.width, pw, out),
+                Output::Copy => copy_removing_padding(&r, self.width, pw, out),
+                Output::YcbcrToRgb => {
+                    color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
+                }
+            }
+            done += m;
         }
         Ok(())
     }
@@ -137,8 +142,13 @@ pub(crate) struct Writer<'o> {
 }
 
 fn row(buf: &RowBuffer, r: usize) -> &[i16] {
+    rows(buf, r, 1)
+}
+
+/// Rows `r..r + n` of `buf`, contiguous.
+fn rows(buf: &RowBuffer, r: usize, n: usize) -> &[i16] {
     buf.samples
-        .get(r * buf.stride..(r + 1) * buf.stride)
+        .get(r * buf.stride..(r + n) * buf.stride)
         .unwrap_or(&[])
 }
 
@@ -156,10 +166,11 @@ impl Writer<'_> {
         let y0 = i * rows_per_mcu;
         match self.chroma {
             Chroma::None => {
-                for r in 0..rows_per_mcu {
-                    let get = |k: usize| cur.get(k).map(|b| row(b, r)).unwrap_or(&[]);
-                    self.sink.emit(y0 + r, [get(0), get(1), get(2)])?;
-                }
+                // every plane row is `padded_width` long here, so the MCU row's rows are
+                // one contiguous slice per component
+                let get = |k: usize| cur.get(k).map(|b| rows(b, 0, rows_per_mcu)).unwrap_or(&[]);
+                self.sink
+                    .emit_rows(y0, rows_per_mcu, [get(0), get(1), get(2)])?;
             }
             Chroma::Rows => {
                 let [y, cb, cr] = cur else {
@@ -176,7 +187,7 @@ impl Writer<'_> {
                         }
                     }
                     self.sink
-                        .emit(y0 + r, [row(y, r), &self.up[0], &self.up[1]])?;
+                        .emit_rows(y0 + r, 1, [row(y, r), &self.up[0], &self.up[1]])?;
                 }
             }
             Chroma::Vertical => {
@@ -193,7 +204,7 @@ impl Writer<'_> {
                         [row(pcb, 6), row(pcr, 6)],
                         [row(cb, 0), row(cr, 0)],
                     )?;
-                    self.emit_pair(y0 - 2, [row(py, 14), row(py, 15)])?;
+                    self.emit_pair(y0 - 2, rows(py, 14, 2))?;
                 }
                 let end = if last { 8 } else { 7 };
                 for c in 0..end {
@@ -209,7 +220,7 @@ impl Writer<'_> {
                     };
                     let below = [row(cb, (c + 1).min(7)), row(cr, (c + 1).min(7))];
                     self.upsample([row(cb, c), row(cr, c)], above, below)?;
-                    self.emit_pair(y0 + 2 * c, [row(y, 2 * c), row(y, 2 * c + 1)])?;
+                    self.emit_pair(y0 + 2 * c, rows(y, 2 * c, 2))?;
                 }
             }
         }
@@ -237,14 +248,32 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// The two output rows of one vertically up-sampled chroma row.
-    fn emit_pair(&mut self, y: usize, luma: [&[i16]; 2]) -> Result<(), Defer> {
+    /// The two output rows of one vertically up-sampled chroma row, from `luma`'s two rows.
+    fn emit_pair(&mut self, y: usize, luma: &[i16]) -> Result<(), Defer> {
         let pw = self.sink.padded_width;
-        for (d, luma_row) in luma.into_iter().enumerate() {
-            let c0 = self.up[0].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
-            let c1 = self.up[1].get(d * pw..(d + 1) * pw).unwrap_or(&[]);
-            self.sink.emit(y + d, [luma_row, c0, c1])?;
+        let [c0, c1] = &self.up;
+        self.sink.emit_rows(
+            y,
+            2,
+            [luma, c0.get(..2 * pw).unwrap_or(&[]), c1.get(..2 * pw).unwrap_or(&[])],
+        )
+    }
+}
+
+/// `ycbcr_to_grayscale` (zune's `*y as u8` per sample, dropping the padding) written so
+/// that LLVM turns each 16 samples into one byte shuffle instead of 16 lane moves.
+fn luma_rows(src: &[i16], width: usize, padded_width: usize, out: &mut [u8]) {
+    for (src, out) in src.chunks_exact(padded_width).zip(out.chunks_exact_mut(width)) {
+        let src = src.get(..width).unwrap_or(&[]);
+        let mut src16 = src.chunks_exact(16);
+        let mut out16 = out.chunks_exact_mut(16);
+        for (s, o) in (&mut src16).zip(&mut out16) {
+            for (o, s) in o.iter_mut().zip(s) {
+                *o = *s as u8;
+            }
         }
-        Ok(())
+        for (o, s) in out16.into_remainder().iter_mut().zip(src16.remainder()) {
+            *o = *s as u8;
+        }
     }
 }

@@ -82,7 +82,29 @@ impl HuffmanTable {
             ac_lookup: None
         };
 
-        p.make_derived_table(is_dc, is_progressive, codes)?;
+        p.make_derived_table(is_dc, is_progressive, codes, true)?;
+
+        Ok(p)
+    }
+
+    /// zarr-jpeg patch: `new` without the AC fast table (`ac_lookup`, left `None`), for a
+    /// decoder that never reads it (zarr-jpeg's baseline decoder): the same checks and the
+    /// same `maxcode`, `offset`, `lookup` and `values`, without building 512 entries it
+    /// would throw away.
+    #[doc(hidden)]
+    pub fn new_without_ac_lookup(
+        codes: &[u8; 17], values: [u8; 256], is_dc: bool
+    ) -> Result<HuffmanTable, DecodeErrors> {
+        let too_long_code = (i32::from(HUFF_LOOKAHEAD) + 1) << HUFF_LOOKAHEAD;
+        let mut p = HuffmanTable {
+            maxcode: [0; 18],
+            offset: [0; 18],
+            lookup: [too_long_code; 1 << HUFF_LOOKAHEAD],
+            values,
+            ac_lookup: None
+        };
+
+        p.make_derived_table(is_dc, false, codes, false)?;
 
         Ok(p)
     }
@@ -108,7 +130,7 @@ impl HuffmanTable {
         clippy::needless_range_loop
     )]
     fn make_derived_table(
-        &mut self, is_dc: bool, _is_progressive: bool, bits: &[u8; 17]
+        &mut self, is_dc: bool, _is_progressive: bool, bits: &[u8; 17], ac_lookup: bool
     ) -> Result<(), DecodeErrors> {
         // build a list of code size
         let mut huff_size = [0; 257];
@@ -202,7 +224,7 @@ impl HuffmanTable {
             }
         }
         // build an ac table that does an equivalent of decode and receive_extend
-        if !is_dc {
+        if !is_dc && ac_lookup {
             let mut fast = [255; 1 << HUFF_LOOKAHEAD];
             // Iterate over number of symbols
             for i in 0..num_symbols {
