@@ -207,23 +207,6 @@ fn ycc4(k: &YccConstants, rg: v128, gb: v128, r: v128, b: v128) -> (v128, v128, 
     (i32x4_shr(y, 16), i32x4_shr(cb, 16), i32x4_shr(cr, 16))
 }
 
-/// Y, Cb, Cr of 8 pixels whose R, G, B are in 16-bit lanes; results in 16-bit lanes.
-#[inline(always)]
-fn ycc8(k: &YccConstants, r: v128, g: v128, b: v128) -> (v128, v128, v128) {
-    let rg_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(r, g);
-    let rg_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(r, g);
-    let gb_lo = i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(g, b);
-    let gb_hi = i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(g, b);
-    let (y0, cb0, cr0) = ycc4(k, rg_lo, gb_lo, u32x4_extend_low_u16x8(r), u32x4_extend_low_u16x8(b));
-    let (y1, cb1, cr1) =
-        ycc4(k, rg_hi, gb_hi, u32x4_extend_high_u16x8(r), u32x4_extend_high_u16x8(b));
-    (
-        i16x8_narrow_i32x4(y0, y1),
-        i16x8_narrow_i32x4(cb0, cb1),
-        i16x8_narrow_i32x4(cr0, cr1),
-    )
-}
-
 /// Appends `n` bytes to each of three rows: `fill` gets their uninitialised tails
 /// (exactly `n` bytes each) and must write every byte.
 #[inline(always)]
@@ -252,31 +235,44 @@ fn store16(dst: &mut [core::mem::MaybeUninit<u8>], v: v128) {
     unsafe { v128_store(dst.as_mut_ptr() as *mut v128, v) }
 }
 
+/// Byte masks of `rgb_row_to_ycbcr` for 4 pixels in bytes 0..12 of a vector: (r, g) and
+/// (g, b) pairs zero-extended to 16-bit lanes, and r and b zero-extended to 32-bit lanes,
+/// the operand shapes of `ycc4`, each one swizzle straight from the loaded bytes.
+static YCC4_OPERANDS: [[u8; 16]; 4] = [
+    [0x00, 0x80, 0x01, 0x80, 0x03, 0x80, 0x04, 0x80, 0x06, 0x80, 0x07, 0x80, 0x09, 0x80, 0x0a, 0x80],
+    [0x01, 0x80, 0x02, 0x80, 0x04, 0x80, 0x05, 0x80, 0x07, 0x80, 0x08, 0x80, 0x0a, 0x80, 0x0b, 0x80],
+    [0x00, 0x80, 0x80, 0x80, 0x03, 0x80, 0x80, 0x80, 0x06, 0x80, 0x80, 0x80, 0x09, 0x80, 0x80, 0x80],
+    [0x02, 0x80, 0x80, 0x80, 0x05, 0x80, 0x80, 0x80, 0x08, 0x80, 0x80, 0x80, 0x0b, 0x80, 0x80, 0x80],
+];
+
+/// Y, Cb, Cr of the 4 pixels in bytes 0..12 of `px` (32-bit lanes).
+#[inline(always)]
+fn ycc_of_4(k: &YccConstants, masks: &[[u8; 16]; 4], px: v128) -> (v128, v128, v128) {
+    let m = |i: usize| load16(&masks[i]);
+    ycc4(k, i8x16_swizzle(px, m(0)), i8x16_swizzle(px, m(1)), i8x16_swizzle(px, m(2)), i8x16_swizzle(px, m(3)))
+}
+
 /// One row of RGB samples → Y, Cb, Cr rows (appended), as `RgbImage::fill_buffers`.
+/// 16 pixels per step, as four groups of 4 loaded at byte offsets 0, 12, 24 and 32 (the
+/// last moved down 4 bytes in the register, so no load reads past the 48 bytes).
 pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     let n = line.len() / 3;
     let k = YccConstants::new();
-    let masks = core::hint::black_box(&DEINTERLEAVE3);
+    let masks = core::hint::black_box(&YCC4_OPERANDS);
     append3(buffers, n, |y_buf, cb_buf, cr_buf| {
         let mut chunks = line.chunks_exact(48);
         let mut x = 0;
         for px in &mut chunks {
-            let (r, g, b) = deinterleave3(px, masks);
-            let (y0, cb0, cr0) = ycc8(
-                &k,
-                u16x8_extend_low_u8x16(r),
-                u16x8_extend_low_u8x16(g),
-                u16x8_extend_low_u8x16(b),
-            );
-            let (y1, cb1, cr1) = ycc8(
-                &k,
-                u16x8_extend_high_u8x16(r),
-                u16x8_extend_high_u8x16(g),
-                u16x8_extend_high_u8x16(b),
-            );
-            store16(&mut y_buf[x..], u8x16_narrow_i16x8(y0, y1));
-            store16(&mut cb_buf[x..], u8x16_narrow_i16x8(cb0, cb1));
-            store16(&mut cr_buf[x..], u8x16_narrow_i16x8(cr0, cr1));
+            let last = load16(&px[32..48]);
+            let last = i8x16_shuffle::<4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19>(last, last);
+            let (y0, cb0, cr0) = ycc_of_4(&k, masks, load16(&px[0..16]));
+            let (y1, cb1, cr1) = ycc_of_4(&k, masks, load16(&px[12..28]));
+            let (y2, cb2, cr2) = ycc_of_4(&k, masks, load16(&px[24..40]));
+            let (y3, cb3, cr3) = ycc_of_4(&k, masks, last);
+            let pack = |a, b, c, d| u8x16_narrow_i16x8(i16x8_narrow_i32x4(a, b), i16x8_narrow_i32x4(c, d));
+            store16(&mut y_buf[x..], pack(y0, y1, y2, y3));
+            store16(&mut cb_buf[x..], pack(cb0, cb1, cb2, cb3));
+            store16(&mut cr_buf[x..], pack(cr0, cr1, cr2, cr3));
             x += 16;
         }
         for px in chunks.remainder().chunks_exact(3) {

@@ -90,6 +90,7 @@ pub trait JfifWrite {
 
 #[cfg(not(feature = "std"))]
 impl<W: JfifWrite + ?Sized> JfifWrite for &mut W {
+    #[inline]
     fn write_all(&mut self, buf: &[u8]) -> Result<(), EncodingError> {
         (**self).write_all(buf)
     }
@@ -97,6 +98,8 @@ impl<W: JfifWrite + ?Sized> JfifWrite for &mut W {
 
 #[cfg(not(feature = "std"))]
 impl JfifWrite for alloc::vec::Vec<u8> {
+    // [zarr-jpeg patch] inline: the entropy coder writes 8 bytes at a time through this.
+    #[inline]
     fn write_all(&mut self, buf: &[u8]) -> Result<(), EncodingError> {
         self.extend_from_slice(buf);
         Ok(())
@@ -601,8 +604,25 @@ fn put_buffer<W: JfifWrite>(w: &mut W, out: BitBuffer) -> Result<(), EncodingErr
         }
         Ok(())
     } else {
-        w.write_all(&out.to_be_bytes())
+        w.write_all(&big_endian_bytes(out))
     }
+}
+
+/// [zarr-jpeg patch] `out.to_be_bytes()`: wasm has no byte-swap instruction (LLVM spells
+/// one out as ~20 shifts and masks), but one byte shuffle does it.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn big_endian_bytes(out: BitBuffer) -> [u8; 8] {
+    use core::arch::wasm32::{i8x16_shuffle, u64x2_extract_lane, u64x2_splat};
+    let v = u64x2_splat(out);
+    let swapped = i8x16_shuffle::<7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8>(v, v);
+    u64x2_extract_lane::<0>(swapped).to_le_bytes()
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+fn big_endian_bytes(out: BitBuffer) -> [u8; core::mem::size_of::<BitBuffer>()] {
+    out.to_be_bytes()
 }
 
 #[inline]
