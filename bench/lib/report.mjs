@@ -9,7 +9,7 @@ function speedTables(results) {
     const names = results.candidates[kind];
     const ratioCols =
       kind === "decode"
-        ? [["÷scalar", "decodeSimdGain"], ["÷cornerstone", "decodeVsCornerstone"], ["÷ImageDecoder", "decodeVsImageDecoder"], ["÷tjbench", "decodeVsTjbench"]]
+        ? [["÷scalar", "decodeSimdGain"], ["÷cornerstone", "decodeVsCornerstone"], ["÷ImageDecoder", "decodeVsImageDecoder"], ["÷tjbench", "decodeVsTjbench"], [" (decodeInto)÷tjbench", "decodeIntoVsTjbench"]]
         : [["÷scalar", "encodeSimdGain"], ["÷cornerstone", "encodeVsCornerstone"], ["÷tjbench", "encodeVsTjbench"]];
     const head = [`${kind} MP/s`, ...names, ...ratioCols.map((r) => `ours${r[0]}`)];
     const rows = results.cases.map((c) => [caseLabel(c), ...names.map((n) => cell(c[kind][n])), ...ratioCols.map((r) => ratio(c.ratios[r[1]]))]);
