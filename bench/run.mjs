@@ -20,7 +20,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 import { loadPng, tile, centreCrop, toNetpbm } from "./lib/images.mjs";
-import { tjbenchVersion, tjDecode, tjEncode } from "./lib/tjbench.mjs";
+import { buildNativeEncoder, nativeEncode, tjbenchVersion, tjDecode, tjEncode } from "./lib/tjbench.mjs";
 import { printTables, renderSvg, markdownTables } from "./lib/report.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -83,6 +83,7 @@ const ENCODERS = [
   "jpeg-js",
   "OffscreenCanvas.convertToBlob",
   "tjbench",
+  "libjpeg-turbo (optimized)",
 ];
 
 const log = (...a) => console.error(...a);
@@ -226,6 +227,8 @@ async function main() {
       encodeSimdGain: r(c.encode.ours, c.encode["ours (scalar)"]),
       encodeVsCornerstone: r(c.encode.ours, c.encode.cornerstone),
       encodeVsTjbench: r(c.encode.ours, c.encode.tjbench),
+      // the same output as ours (optimised Huffman tables), which tjbench cannot ask for
+      encodeVsNativeOptimized: r(c.encode.ours, c.encode["libjpeg-turbo (optimized)"]),
     };
     delete c.netpbm;
     delete c.jpegFile;
@@ -282,7 +285,9 @@ async function main() {
   log(`wrote ${path.relative(root, resultsDir)}/results.json, chart.svg, table.md in ${results.elapsedSeconds.toFixed(0)} s`);
 }
 
-// Native libjpeg-turbo: tjbench, `tjTiming.runs` runs, median (each run itself averages over benchtime).
+// Native libjpeg-turbo: tjbench, and libjpeg-turbo's API with our encoder's settings
+// (bench/native/encode.c), `tjTiming.runs` runs, median (each run itself averages over benchtime).
+let nativeEncoder = null;
 function nativeCeiling(c) {
   const tjVersion = flag("--no-tjbench") ? null : tjbenchVersion();
   const many = (fn) => {
@@ -301,6 +306,12 @@ function nativeCeiling(c) {
     c.decode.tjbench = many(() => tjDecode(c.jpegFile, tjTiming));
   } catch (e) {
     c.decode.tjbench = { error: String(e.stderr ?? e) };
+  }
+  try {
+    nativeEncoder ??= buildNativeEncoder(workDir);
+    c.encode["libjpeg-turbo (optimized)"] = many(() => nativeEncode(nativeEncoder, c.netpbm, c.mode, tjTiming));
+  } catch (e) {
+    c.encode["libjpeg-turbo (optimized)"] = { error: `bench/native/encode.c: ${String(e.stderr ?? e).trim()} (needs gcc and libjpeg62-turbo-dev)` };
   }
   if (c.mode === "rgb") {
     c.encode.tjbench = { unsupported: "TurboJPEG 2.1 cannot write an RGB-colour-space JPEG" };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks, and nothing it already has: the wasm target,
 # the wasm-bindgen CLI matching the crate's pinned version, npm packages, Debian's
-# Chromium + chromedriver and libjpeg-turbo tools (djpeg, tjbench), and the Python
+# Chromium + chromedriver, libjpeg-turbo tools (djpeg, tjbench) and headers, and the Python
 # packages the interoperability tests use. Everything comes from the package
 # registries (crates.io, npm, Debian, PyPI); nothing downloads a browser or binary
 # from anywhere else. Safe to run repeatedly.
@@ -29,6 +29,8 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
+# jpeglib.h: the bench's native encoder with optimised tables (bench/native/encode.c)
+[ -f /usr/include/jpeglib.h ] || missing+=(libjpeg62-turbo-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing Debian packages: ${missing[*]}"
   SUDO=""

@@ -37,3 +37,23 @@ export function tjEncode(netpbmFile, subsamp, t) {
   // Pixel Format, (TD), Subsamp, Qual, Width, Height, Comp Perf, Comp Ratio[, Decomp Perf]
   return { mps: Number(tok[6]), pixelFormat: tok[0], compRatio: Number(tok[7]), row: tok.join(" ") };
 }
+
+/**
+ * bench/native/encode.c, compiled once into `dir`: libjpeg-turbo's own API with zarr-jpeg's
+ * settings (optimised Huffman tables, `rgb` streams), which tjbench 2.1 cannot set. Returns
+ * the binary's path, or throws with the reason (no gcc, or no jpeglib.h: apt-get install
+ * libjpeg62-turbo-dev).
+ */
+export function buildNativeEncoder(dir) {
+  const source = new URL("../native/encode.c", import.meta.url).pathname;
+  const binary = `${dir}/native-encode`;
+  execFileSync("gcc", ["-O2", "-o", binary, source, "-ljpeg"], { stdio: "pipe" });
+  return binary;
+}
+
+/** Compression MP/s with libjpeg-turbo at quality 90, `mode` 420|444|gray|rgb, optimised tables. */
+export function nativeEncode(binary, netpbmFile, mode, t) {
+  const out = execFileSync(binary, [netpbmFile, mode, "90", "1", String(t.benchtime), String(t.warmup)], { encoding: "utf8", stdio: "pipe" });
+  const [mps, bytes] = out.trim().split(/\s+/).map(Number);
+  return { mps, bytes };
+}
