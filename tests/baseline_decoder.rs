@@ -527,3 +527,31 @@ fn baseline_decoder_matches_zune() {
     assert!(mutated > 5000);
     assert!(mutated_accepted > 500);
 }
+
+/// Every sampling-factor byte of a one-component frame header. T.81 ignores the factors in a
+/// one-component scan, but zune-jpeg first rejects a horizontal factor that is not a power of
+/// two; the baseline decoder must defer those, or the small modules would decode a stream
+/// the full decoder refuses (found by `BASELINE_MUTATIONS=10`: a horizontal factor of 3).
+#[test]
+fn one_component_sampling_factors_match_zune() {
+    let gray = encoded()
+        .into_iter()
+        .find(|c| c.name.contains("gray") && c.clean_baseline)
+        .expect("a grayscale encoder stream");
+    let sof = gray
+        .stream
+        .windows(2)
+        .position(|w| w == [0xFF, 0xC0])
+        .expect("an SOF0 segment");
+    // FF C0, length (2), precision, height (2), width (2), component count, id, then H|V
+    let factors_at = sof + 2 + 2 + 1 + 2 + 2 + 1 + 1;
+    assert_eq!(gray.stream[sof + 9], 1, "one component");
+    let mut accepted = 0;
+    for hv in 0..=255u8 {
+        let mut stream = gray.stream.clone();
+        stream[factors_at] = hv;
+        accepted += usize::from(check(&format!("{} with factors {hv:#04x}", gray.name), &stream));
+    }
+    // H in {1, 2, 4} and V in 1..=4
+    assert_eq!(accepted, 12);
+}

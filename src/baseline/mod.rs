@@ -90,8 +90,10 @@ pub(crate) fn decode_to(
     let mut frame = headers::parse(stream)?;
     if let [only] = &mut frame.components[..] {
         // zune-jpeg decodes a single component with any factors as 1 × 1 blocks
-        // (`reset_params`), as T.81 says for a one-component scan
-        if !(1..=4).contains(&only.h) || !(1..=4).contains(&only.v) {
+        // (`reset_params`), as T.81 says for a one-component scan, but first rejects a
+        // horizontal factor that is not a power of two (`components.rs`); those defer, so
+        // that both decoders give zune's error
+        if !matches!(only.h, 1 | 2 | 4) || !(1..=4).contains(&only.v) {
             return Err(Defer("sampling factors"));
         }
         only.h = 1;
