@@ -550,7 +550,10 @@ fn one_component_sampling_factors_match_zune() {
     for hv in 0..=255u8 {
         let mut stream = gray.stream.clone();
         stream[factors_at] = hv;
-        accepted += usize::from(check(&format!("{} with factors {hv:#04x}", gray.name), &stream));
+        accepted += usize::from(check(
+            &format!("{} with factors {hv:#04x}", gray.name),
+            &stream,
+        ));
     }
     // H in {1, 2, 4} and V in 1..=4
     assert_eq!(accepted, 12);

@@ -255,7 +255,11 @@ impl Writer<'_> {
         self.sink.emit_rows(
             y,
             2,
-            [luma, c0.get(..2 * pw).unwrap_or(&[]), c1.get(..2 * pw).unwrap_or(&[])],
+            [
+                luma,
+                c0.get(..2 * pw).unwrap_or(&[]),
+                c1.get(..2 * pw).unwrap_or(&[]),
+            ],
         )
     }
 }
@@ -263,7 +267,10 @@ impl Writer<'_> {
 /// `ycbcr_to_grayscale` (zune's `*y as u8` per sample, dropping the padding) written so
 /// that LLVM turns each 16 samples into one byte shuffle instead of 16 lane moves.
 fn luma_rows(src: &[i16], width: usize, padded_width: usize, out: &mut [u8]) {
-    for (src, out) in src.chunks_exact(padded_width).zip(out.chunks_exact_mut(width)) {
+    for (src, out) in src
+        .chunks_exact(padded_width)
+        .zip(out.chunks_exact_mut(width))
+    {
         let src = src.get(..width).unwrap_or(&[]);
         let mut src16 = src.chunks_exact(16);
         let mut out16 = out.chunks_exact_mut(16);
