@@ -45,6 +45,21 @@ const EXTRA: u32 = 1 << 5;
 const LONG: u32 = 1 << 6;
 const EOB_RUN: u32 = 128;
 
+// AC entries can instead hold two complete symbols (halving the chain of dependent
+// look-ups, which bounds the Huffman stage), flagged PAIR:
+//   bits 0-3   bits consumed by both symbols (code and magnitude bits of each)
+//   bit 4      PAIR_EOB: the second symbol is end of block (run and value 0 below)
+//   bit 7      PAIR
+//   bits 8-11  zero run before the first coefficient
+//   bits 12-15 zero run before the second (15 with value 0: ZRL)
+//   bits 16-19 bits consumed by the first symbol alone
+//   bits 20-25 first coefficient (i6; 0 for ZRL)
+//   bits 26-31 second coefficient (i6)
+// The pair is taken only when neither coefficient can pass position 63; otherwise the
+// first symbol alone is decoded, as from a single entry.
+const PAIR: u32 = 1 << 7;
+const PAIR_EOB: u32 = 1 << 4;
+
 /// Zig-zag position → natural position.
 const NATURAL: [u8; 64] = {
     let mut n = [0u8; 64];
@@ -135,6 +150,54 @@ fn magnitude(buf: u64, s: u32) -> i32 {
     huff_extend((buf >> (64 - s)) as i32, s as i32)
 }
 
+/// The AC symbol in the top bits of the `FAST_BITS`-bit prefix `bits` (of which `avail`
+/// are real): (bits consumed, run, value, is EOB), when it is complete within them with a
+/// value that fits a pair entry.
+fn pair_symbol(table: &HuffmanTable, bits: u32, avail: u32) -> Option<(u32, u32, i32, bool)> {
+    if avail == 0 {
+        return None;
+    }
+    let (len, symbol) = decode_symbol(table, (bits << (16 - FAST_BITS)) as i32)?;
+    let (run, size) = (symbol >> 4, symbol & 15);
+    if len == 0 || len + size > avail {
+        return None;
+    }
+    if size == 0 {
+        // ZRL, or end of block (zune treats any run but 15 as EOB)
+        return Some((len, if run == 15 { 15 } else { 0 }, 0, run != 15));
+    }
+    let raw = (bits >> (FAST_BITS - len - size)) & ((1 << size) - 1);
+    let value = huff_extend(raw as i32, size as i32);
+    if !(-32..=31).contains(&value) {
+        return None;
+    }
+    Some((len + size, run, value, false))
+}
+
+/// The AC table with PAIR entries wherever two symbols fit in the look-ahead.
+fn build_ac_table(table: &HuffmanTable) -> [u32; FAST_SIZE] {
+    let mut out = build_table(table, false);
+    for (i, slot) in out.iter_mut().enumerate() {
+        let i = i as u32;
+        let Some((n1, run1, v1, false)) = pair_symbol(table, i, FAST_BITS) else {
+            continue;
+        };
+        let rest = (i << n1) & (FAST_SIZE as u32 - 1);
+        let Some((n2, run2, v2, eob)) = pair_symbol(table, rest, FAST_BITS - n1) else {
+            continue;
+        };
+        *slot = (n1 + n2)
+            | if eob { PAIR_EOB } else { 0 }
+            | PAIR
+            | (run1 << 8)
+            | (run2 << 12)
+            | (n1 << 16)
+            | (((v1 as u32) & 63) << 20)
+            | ((v2 as u32) << 26);
+    }
+    out
+}
+
 fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
     // LONG entries hold the code length the search starts from
     let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
@@ -182,7 +245,7 @@ impl ComponentTables {
         }
         ComponentTables {
             dc: build_table(dc, true),
-            ac: build_table(ac, false),
+            ac: build_ac_table(ac),
             qt_zz,
             dc_long: LongCodes::of(dc),
             ac_long: LongCodes::of(ac),
@@ -412,8 +475,8 @@ impl<'a> BlockDecoder<'a> {
         // AC
         let mut pos = 1_usize;
         macro_rules! ac_code {
-            ($buf:ident, $avail:ident) => {{
-                let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+            ($e:ident, $buf:ident, $avail:ident) => {{
+                let e = $e;
                 let (run, value);
                 if e & (EXTRA | LONG) == 0 {
                     let n = e & 31;
@@ -466,7 +529,32 @@ impl<'a> BlockDecoder<'a> {
                 buf = self.peek();
                 avail = 64 - (self.bits.pos & 7) as u32;
             }
-            ac_code!(buf, avail);
+            let mut e = t.ac[(buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+            if e & PAIR != 0 {
+                let run1 = ((e >> 8) & 15) as usize;
+                let run2 = ((e >> 12) & 15) as usize;
+                let v1 = ((e << 6) as i32) >> 26;
+                if pos + run1 + run2 + 2 <= 64 {
+                    let n = e & 15;
+                    buf <<= n;
+                    avail -= n;
+                    self.bits.pos += n as usize;
+                    pos += run1;
+                    let z = pos & 63;
+                    block[usize::from(NATURAL[z]) & 63] = v1.wrapping_mul(t.qt_zz[z]);
+                    // an EOB second writes a zero at the next position (still zero) and
+                    // leaves pos ≥ 129, as in `ac_code!`
+                    pos += 1 + (run2 | ((e & PAIR_EOB) << 3) as usize);
+                    let z = pos & 63;
+                    block[usize::from(NATURAL[z]) & 63] =
+                        ((e as i32) >> 26).wrapping_mul(t.qt_zz[z]);
+                    pos += 1;
+                    continue;
+                }
+                // the first symbol alone, as a single entry
+                e = ((e >> 16) & 15) | ((run1 as u32) << 8) | ((v1 as u32) << 16);
+            }
+            ac_code!(e, buf, avail);
         }
         match pos {
             64 => Ok(64),
