@@ -8,7 +8,9 @@
 //! it (one 8-byte load, shifted into place: at least 57 bits) whenever fewer than 31 bits
 //! are left; one look-up per code in a 10-bit table whose entries give length, zero run and
 //! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
-//! codes longer than 10 bits go through zune's own code-length search.
+//! codes longer than 10 bits go through zune's own code-length search. AC entries hold a
+//! second symbol too wherever it fits in the 10 bits, so that short symbols take one
+//! look-up per pair.
 //!
 //! It is built so that whenever it finishes, zune-jpeg's standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
