@@ -8,7 +8,9 @@
 //! it (one 8-byte load, shifted into place: at least 57 bits) whenever fewer than 31 bits
 //! are left; one look-up per code in a 10-bit table whose entries give length, zero run and
 //! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
-//! codes longer than 10 bits go through zune's own code-length search.
+//! codes longer than 10 bits go through zune's own code-length search. AC entries hold a
+//! second symbol too wherever it fits in the 10 bits, so that short symbols take one
+//! look-up per pair.
 //!
 //! It is built so that whenever it finishes, zune-jpeg's standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
@@ -45,6 +47,25 @@ const EXTRA: u32 = 1 << 5;
 const LONG: u32 = 1 << 6;
 const EOB_RUN: u32 = 128;
 
+// The AC table holds, wherever the look-ahead starts with a complete symbol other than
+// EOB (a value, or ZRL), that symbol and, if a second complete one (EOB included, value
+// in -32..=31) follows within the look-ahead, that one too: the block loop then takes
+// one or two symbols per look-up with no branch between the two cases, halving the chain
+// of dependent look-ups (which bounds the Huffman stage) wherever symbols are short.
+//   bits 0-3   bits consumed by the symbols (codes and magnitude bits)
+//   bit 4      SLOW: a single entry in the format above (EOB first, EXTRA, LONG)
+//   bit 5      HAS_SECOND: the second symbol is there (else run 0 and value 0 below, so
+//              the loop writes a zero at the next, still zero, position)
+//   bit 6      SECOND_EOB: the second symbol is end of block
+//   bits 7-10  zero run before the first coefficient (15 with value 0: ZRL)
+//   bits 11-14 zero run before the second (0 for EOB)
+//   bits 17-25 first coefficient (i9)
+//   bits 26-31 second coefficient (i6)
+// `ac_first_len` gives the bits of the first symbol alone, for the block's last position.
+const SLOW: u32 = 1 << 4;
+const HAS_SECOND: u32 = 1 << 5;
+const SECOND_EOB: u32 = 1 << 6;
+
 /// Zig-zag position → natural position.
 const NATURAL: [u8; 64] = {
     let mut n = [0u8; 64];
@@ -79,6 +100,7 @@ impl LongCodes {
 pub(crate) struct ComponentTables {
     dc: [u32; FAST_SIZE],
     ac: [u32; FAST_SIZE],
+    ac_first_len: [u8; FAST_SIZE],
     /// Quantisation table in zig-zag order.
     qt_zz: [i32; 64],
     dc_long: LongCodes,
@@ -135,6 +157,43 @@ fn magnitude(buf: u64, s: u32) -> i32 {
     huff_extend((buf >> (64 - s)) as i32, s as i32)
 }
 
+/// The AC table with one or two symbols per entry, and the bits of the first alone.
+fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u8; FAST_SIZE]) {
+    let single = build_table(table, false);
+    let mut out = [0; FAST_SIZE];
+    let mut first_len = [0; FAST_SIZE];
+    for (i, (slot, len)) in out.iter_mut().zip(first_len.iter_mut()).enumerate() {
+        let e = single[i];
+        let run = (e >> 8) & 0xFF;
+        let value = (e as i32) >> 16;
+        // (a value wider than the i9, from a 1-bit code, stays a single entry)
+        if e & (EXTRA | LONG) != 0 || run == EOB_RUN || !(-256..=255).contains(&value) {
+            *slot = e | SLOW;
+            continue;
+        }
+        let n1 = e & 31;
+        *len = n1 as u8;
+        let mut entry = n1 | (run << 7) | (((value as u32) & 0x1FF) << 17);
+        let second = single[(i << n1) & (FAST_SIZE - 1)];
+        let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
+        if n1 < FAST_BITS
+            && second & (EXTRA | LONG) == 0
+            && n2 <= FAST_BITS - n1
+            && (-32..=31).contains(&v2)
+        {
+            entry += n2;
+            entry |= HAS_SECOND | ((v2 as u32) << 26);
+            entry |= if run2 == EOB_RUN {
+                SECOND_EOB
+            } else {
+                run2 << 11
+            };
+        }
+        *slot = entry;
+    }
+    (out, first_len)
+}
+
 fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
     // LONG entries hold the code length the search starts from
     let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
@@ -180,9 +239,11 @@ impl ComponentTables {
         for (z, q) in qt_zz.iter_mut().enumerate() {
             *q = qt[usize::from(NATURAL[z]) & 63];
         }
+        let (ac_table, ac_first_len) = build_ac_table(ac);
         ComponentTables {
             dc: build_table(dc, true),
-            ac: build_table(ac, false),
+            ac: ac_table,
+            ac_first_len,
             qt_zz,
             dc_long: LongCodes::of(dc),
             ac_long: LongCodes::of(ac),
@@ -412,8 +473,8 @@ impl<'a> BlockDecoder<'a> {
         // AC
         let mut pos = 1_usize;
         macro_rules! ac_code {
-            ($buf:ident, $avail:ident) => {{
-                let e = t.ac[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+            ($e:ident, $buf:ident, $avail:ident) => {{
+                let e = $e;
                 let (run, value);
                 if e & (EXTRA | LONG) == 0 {
                     let n = e & 31;
@@ -466,7 +527,35 @@ impl<'a> BlockDecoder<'a> {
                 buf = self.peek();
                 avail = 64 - (self.bits.pos & 7) as u32;
             }
-            ac_code!(buf, avail);
+            let index = (buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1);
+            let mut e = t.ac[index];
+            let run1 = ((e >> 7) & 15) as usize;
+            let v1 = ((e << 6) as i32) >> 23;
+            // the first coefficient lands before position 63, so the second (if any) or
+            // the zero written in its place cannot pass the block's end
+            if e & SLOW == 0 && pos + run1 < 63 {
+                let n = e & 15;
+                buf <<= n;
+                avail -= n;
+                self.bits.pos += n as usize;
+                pos += run1;
+                let z = pos & 63;
+                block[usize::from(NATURAL[z]) & 63] = v1.wrapping_mul(t.qt_zz[z]);
+                // EOB writes a zero at the next position (still zero) and leaves pos ≥
+                // 129, as in `ac_code!`
+                pos += 1 + ((e >> 11) & 15) as usize + ((e & SECOND_EOB) << 1) as usize;
+                let z = pos & 63;
+                block[usize::from(NATURAL[z]) & 63] = ((e as i32) >> 26).wrapping_mul(t.qt_zz[z]);
+                pos += ((e & HAS_SECOND) >> 5) as usize;
+                continue;
+            }
+            e = if e & SLOW != 0 {
+                e & !SLOW
+            } else {
+                // the first symbol alone, as a single entry
+                u32::from(t.ac_first_len[index]) | ((run1 as u32) << 8) | ((v1 as u32) << 16)
+            };
+            ac_code!(e, buf, avail);
         }
         match pos {
             64 => Ok(64),
