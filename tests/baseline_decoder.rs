@@ -15,7 +15,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{config, pattern_image, repo_path, BASELINE_SCHEMES};
+use common::{config, encoder_configs, pattern_image, repo_path};
 use zarr_jpeg::baseline::{self, Output};
 use zarr_jpeg::{ChunkLayout, JpegConfig};
 use zune_jpeg::zune_core::bytestream::ZCursor;
@@ -196,29 +196,7 @@ fn encoded() -> Vec<Case> {
     for (i, &(h, w)) in sizes.iter().enumerate() {
         for pattern in [0, 6, 7, 8] {
             for quality in [10, 90, 100] {
-                let mut configs: Vec<(String, String, usize)> = BASELINE_SCHEMES
-                    .iter()
-                    .map(|&(fh, fv)| {
-                        (
-                            format!("ycbcr{fh}x{fv}"),
-                            format!(
-                                r#"{{"quality": {quality}, "encoded_color_space": "ycbcr", "subsampling": [[{fh}, {fv}], [1, 1], [1, 1]]}}"#
-                            ),
-                            3,
-                        )
-                    })
-                    .collect();
-                configs.push((
-                    "rgb".into(),
-                    format!(r#"{{"quality": {quality}, "encoded_color_space": "rgb"}}"#),
-                    3,
-                ));
-                configs.push((
-                    "gray".into(),
-                    format!(r#"{{"quality": {quality}, "encoded_color_space": "grayscale"}}"#),
-                    1,
-                ));
-                for (label, json, c) in configs {
+                for (label, json, c) in encoder_configs(quality) {
                     let samples = pattern_image(pattern, h, w, c, (i * 31 + pattern) as u64);
                     let shape: Vec<u64> = if c == 1 {
                         vec![h as u64, w as u64]

@@ -21,6 +21,34 @@ pub const BASELINE_SCHEMES: [(u8, u8); 8] = [
     (2, 4),
 ];
 
+/// Every colour mode the encoder writes, at `quality`: (label, configuration JSON,
+/// components) for the eight `BASELINE_SCHEMES` as `ycbcr{h}x{v}`, then `rgb` and `gray`.
+pub fn encoder_configs(quality: impl std::fmt::Display) -> Vec<(String, String, usize)> {
+    let mut configs: Vec<(String, String, usize)> = BASELINE_SCHEMES
+        .iter()
+        .map(|&(fh, fv)| {
+            (
+                format!("ycbcr{fh}x{fv}"),
+                format!(
+                    r#"{{"quality": {quality}, "encoded_color_space": "ycbcr", "subsampling": [[{fh}, {fv}], [1, 1], [1, 1]]}}"#
+                ),
+                3,
+            )
+        })
+        .collect();
+    configs.push((
+        "rgb".into(),
+        format!(r#"{{"quality": {quality}, "encoded_color_space": "rgb"}}"#),
+        3,
+    ));
+    configs.push((
+        "gray".into(),
+        format!(r#"{{"quality": {quality}, "encoded_color_space": "grayscale"}}"#),
+        1,
+    ));
+    configs
+}
+
 /// `BASELINE_SCHEMES` as the vendored jpeg-encoder names them, in the same order.
 #[cfg(feature = "encoder")]
 pub const ENCODER_SAMPLING_FACTORS: [jpeg_encoder::SamplingFactor; 8] = {

@@ -6,7 +6,7 @@
 //! (`tests/decode_bands.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD kernels),
 //! where the wasm export's `Uint8Array` is compared too.
 
-use crate::common::{config, pattern_image, BASELINE_SCHEMES, FIXTURES};
+use crate::common::{config, encoder_configs, pattern_image, FIXTURES};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::{decode, decode_to_sink, CodecError, JpegConfig, SampleSink};
@@ -95,29 +95,7 @@ fn cases() -> Vec<Case> {
     // (> 64 KiB) per band.
     let sizes = [(1, 1), (7, 13), (17, 33), (61, 47), (300, 500), (20, 23000)];
     for (i, &(h, w)) in sizes.iter().enumerate() {
-        let mut configs: Vec<(String, String, usize)> = BASELINE_SCHEMES
-            .iter()
-            .map(|&(fh, fv)| {
-                (
-                    format!("ycbcr{fh}x{fv}"),
-                    format!(
-                        r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[{fh}, {fv}], [1, 1], [1, 1]]}}"#
-                    ),
-                    3,
-                )
-            })
-            .collect();
-        configs.push((
-            "rgb".into(),
-            r#"{"quality": 90, "encoded_color_space": "rgb"}"#.into(),
-            3,
-        ));
-        configs.push((
-            "gray".into(),
-            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#.into(),
-            1,
-        ));
-        for (label, json, c) in configs {
+        for (label, json, c) in encoder_configs(90) {
             let samples = pattern_image(6 + i % 3, h, w, c, i as u64);
             let mut shape = vec![h as u64, w as u64];
             if c == 3 {

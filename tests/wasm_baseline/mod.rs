@@ -10,7 +10,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::baseline::{self, Output};
 use zarr_jpeg::ChunkLayout;
 
-use crate::common::{config, pattern_image, BASELINE_SCHEMES, FIXTURES};
+use crate::common::{config, encoder_configs, pattern_image, FIXTURES};
 
 fn configs(components: usize) -> Vec<(&'static str, String)> {
     if components == 1 {
@@ -97,27 +97,7 @@ fn baseline_decoder_matches_zune_in_wasm() {
     }
     for (h, w) in [(1, 1), (7, 13), (9, 17), (17, 33), (61, 47), (37, 130)] {
         for quality in [10, 95] {
-            let mut cases: Vec<(String, String, usize)> = BASELINE_SCHEMES
-                .iter()
-                .map(|&(fh, fv)| {
-                    (
-                        format!("ycbcr{fh}x{fv}"),
-                        format!(r#"{{"quality": {quality}, "encoded_color_space": "ycbcr", "subsampling": [[{fh}, {fv}], [1, 1], [1, 1]]}}"#),
-                        3,
-                    )
-                })
-                .collect();
-            cases.push((
-                "rgb".into(),
-                format!(r#"{{"quality": {quality}, "encoded_color_space": "rgb"}}"#),
-                3,
-            ));
-            cases.push((
-                "gray".into(),
-                format!(r#"{{"quality": {quality}, "encoded_color_space": "grayscale"}}"#),
-                1,
-            ));
-            for (label, json, c) in cases {
+            for (label, json, c) in encoder_configs(quality) {
                 let samples = pattern_image(6 + quality % 3, h, w, c, (h * w) as u64);
                 let shape: Vec<u64> = if c == 1 {
                     vec![h as u64, w as u64]
