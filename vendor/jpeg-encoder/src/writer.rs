@@ -371,7 +371,7 @@ impl<W: JfifWrite> JfifWriter<W> {
 
         let (size, value) = get_code(block.data[0] - prev_dc);
         let &(code_size, code) = dc_table.get_for_value(size);
-        put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+        put_bits(w, &mut buffer, &mut free, (((code as u32) << size) | value as u32) as BitBuffer, size + code_size)?;
 
         let mut last = 0;
         while mask != 0 {
@@ -379,18 +379,18 @@ impl<W: JfifWrite> JfifWriter<W> {
             let mut run = i - last - 1;
             while run > 15 {
                 let &(code_size, code) = ac_table.get_for_value(0xF0);
-                put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+                put_bits(w, &mut buffer, &mut free, BitBuffer::from(code), code_size)?;
                 run -= 16;
             }
             let (size, value) = get_code(block.data[i as usize]);
             let &(code_size, code) = ac_table.get_for_value(((run as u8) << 4) | size);
-            put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+            put_bits(w, &mut buffer, &mut free, (((code as u32) << size) | value as u32) as BitBuffer, size + code_size)?;
             last = i;
             mask &= mask - 1;
         }
         if last < 63 {
             let &(code_size, code) = ac_table.get_for_value(0x00);
-            put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+            put_bits(w, &mut buffer, &mut free, BitBuffer::from(code), code_size)?;
         }
         self.bit_buffer = buffer;
         self.free_bits = free;
@@ -411,13 +411,36 @@ impl<W: JfifWrite> JfifWriter<W> {
         let mut free = self.free_bits;
         let w = &mut self.w;
         let mut at = 0;
-        while let Some(&bytes) = tokens.get(at..).and_then(|t| t.first_chunk::<4>()) {
+        loop {
+            // Two tokens per bit-buffer append where the buffer holds both (at most 2 × 27
+            // bits): half the flush checks, which are poorly predicted branches.
+            if BUFFER_SIZE >= 64 {
+                if let Some(pair) = tokens.get(at..).and_then(|t| t.first_chunk::<7>()) {
+                    let first = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]);
+                    let second = u32::from_le_bytes([pair[3], pair[4], pair[5], pair[6]]);
+                    if (first | second) & TOKEN_RAW == 0 {
+                        at += 6;
+                        let entry1 = codes[(first & TOKEN_ENTRY) as usize];
+                        let entry2 = codes[(second & TOKEN_ENTRY) as usize];
+                        debug_assert!(entry1 >> 40 != 0 && entry2 >> 40 != 0, "no code for a symbol");
+                        let bits1 = u64::from(entry1 as u32 | (first >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+                        let bits2 = u64::from(entry2 as u32 | (second >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+                        let size2 = (entry2 >> 32) as u8;
+                        let bits = bits1 << size2 | bits2;
+                        put_bits(w, &mut buffer, &mut free, bits as BitBuffer, (entry1 >> 32) as u8 + size2)?;
+                        continue;
+                    }
+                }
+            }
+            let Some(&bytes) = tokens.get(at..).and_then(|t| t.first_chunk::<4>()) else {
+                break;
+            };
             at += 3;
             let token = u32::from_le_bytes(bytes);
             let entry = codes[(token & TOKEN_ENTRY) as usize];
             debug_assert!(entry >> 40 != 0, "no code for symbol {:#x}", token & TOKEN_ENTRY);
             let bits = entry as u32 | (token >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF);
-            put_bits(w, &mut buffer, &mut free, bits, (entry >> 32) as u8)?;
+            put_bits(w, &mut buffer, &mut free, bits as BitBuffer, (entry >> 32) as u8)?;
             if token & TOKEN_RAW != 0 {
                 let slot = (token & 0x300) as usize;
                 // A raw block: its AC table is in the slot after its DC table.
@@ -433,19 +456,19 @@ impl<W: JfifWrite> JfifWriter<W> {
                     let mut run = i - next;
                     while run > 15 {
                         let entry = ac[0xF0];
-                        put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                        put_bits(w, &mut buffer, &mut free, entry as u32 as BitBuffer, (entry >> 32) as u8)?;
                         run -= 16;
                     }
                     let (size, value) = get_code(coefficients.get(i as usize).copied().unwrap_or(0));
                     let entry = ac[usize::from((run << 4) as u8 | size)];
                     debug_assert!(entry >> 40 != 0, "no code for AC symbol {:#x}", (run << 4) as u8 | size);
-                    put_bits(w, &mut buffer, &mut free, entry as u32 | u32::from(value), (entry >> 32) as u8)?;
+                    put_bits(w, &mut buffer, &mut free, (entry as u32 | u32::from(value)) as BitBuffer, (entry >> 32) as u8)?;
                     next = i + 1;
                     mask &= mask - 1;
                 }
                 if next < 63 {
                     let entry = ac[0x00];
-                    put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                    put_bits(w, &mut buffer, &mut free, entry as u32 as BitBuffer, (entry >> 32) as u8)?;
                 }
             }
         }
@@ -573,11 +596,10 @@ fn put_bits<W: JfifWrite>(
     w: &mut W,
     buffer: &mut BitBuffer,
     free: &mut i8,
-    value: u32,
+    value: BitBuffer,
     size: u8,
 ) -> Result<(), EncodingError> {
     let size = size as i8;
-    let value = value as BitBuffer;
     let free_bits = *free - size;
     if free_bits < 0 {
         let out = (*buffer << (size + free_bits)) | (value >> -free_bits);
