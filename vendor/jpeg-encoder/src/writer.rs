@@ -415,9 +415,10 @@ impl<W: JfifWrite> JfifWriter<W> {
             // Two tokens per bit-buffer append where the buffer holds both (at most 2 × 27
             // bits): half the flush checks, which are poorly predicted branches.
             if BUFFER_SIZE >= 64 {
-                if let Some(pair) = tokens.get(at..).and_then(|t| t.first_chunk::<7>()) {
-                    let first = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]);
-                    let second = u32::from_le_bytes([pair[3], pair[4], pair[5], pair[6]]);
+                // One 8-byte load for both (so the last two tokens go one by one below).
+                if let Some(&pair) = tokens.get(at..).and_then(|t| t.first_chunk::<8>()) {
+                    let pair = u64::from_le_bytes(pair);
+                    let (first, second) = (pair as u32, (pair >> 24) as u32);
                     if (first | second) & TOKEN_RAW == 0 {
                         at += 6;
                         let entry1 = codes[(first & TOKEN_ENTRY) as usize];
