@@ -410,33 +410,44 @@ impl<W: JfifWrite> JfifWriter<W> {
         let mut buffer = self.bit_buffer;
         let mut free = self.free_bits;
         let w = &mut self.w;
+        // The next token's index.
         let mut at = 0;
+        // Tokens `n` and `n + 1` (at most 2 × 27 bits) as one code and its length, read
+        // with one 8-byte load; none if either is raw or fewer than 8 bytes are left (the
+        // last two tokens then go one by one below).
+        let pair = |n: usize| -> Option<(u64, u32)> {
+            let pair = u64::from_le_bytes(*tokens.get(3 * n..)?.first_chunk::<8>()?);
+            let (first, second) = (pair as u32, (pair >> 24) as u32);
+            if (first | second) & TOKEN_RAW != 0 {
+                return None;
+            }
+            let entry1 = codes[(first & TOKEN_ENTRY) as usize];
+            let entry2 = codes[(second & TOKEN_ENTRY) as usize];
+            debug_assert!(entry1 >> 40 != 0 && entry2 >> 40 != 0, "no code for a symbol");
+            let bits1 = u64::from(entry1 as u32 | (first >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+            let bits2 = u64::from(entry2 as u32 | (second >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+            let (size1, size2) = (u32::from((entry1 >> 32) as u8), u32::from((entry2 >> 32) as u8));
+            Some((bits1 << size2 | bits2, size1 + size2))
+        };
         loop {
-            // Two tokens per bit-buffer append where the buffer holds both (at most 2 × 27
-            // bits): half the flush checks, which are poorly predicted branches.
+            // Four tokens per bit-buffer append when the 64-bit buffer holds them, else
+            // two: fewer flush checks and a shorter chain of shifts into the buffer.
             if BUFFER_SIZE >= 64 {
-                // One 8-byte load for both (so the last two tokens go one by one below).
-                if let Some(&pair) = tokens.get(at..).and_then(|t| t.first_chunk::<8>()) {
-                    let pair = u64::from_le_bytes(pair);
-                    let (first, second) = (pair as u32, (pair >> 24) as u32);
-                    if (first | second) & TOKEN_RAW == 0 {
-                        at += 6;
-                        let entry1 = codes[(first & TOKEN_ENTRY) as usize];
-                        let entry2 = codes[(second & TOKEN_ENTRY) as usize];
-                        debug_assert!(entry1 >> 40 != 0 && entry2 >> 40 != 0, "no code for a symbol");
-                        let bits1 = u64::from(entry1 as u32 | (first >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
-                        let bits2 = u64::from(entry2 as u32 | (second >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
-                        let size2 = (entry2 >> 32) as u8;
-                        let bits = bits1 << size2 | bits2;
-                        put_bits(w, &mut buffer, &mut free, bits as BitBuffer, (entry1 >> 32) as u8 + size2)?;
-                        continue;
-                    }
+                if let Some((bits1, size1)) = pair(at) {
+                    // (Four tokens over 63 bits: the second pair is read again next time.)
+                    let (bits, size, n) = match pair(at + 2) {
+                        Some((bits2, size2)) if size1 + size2 < 64 => (bits1 << size2 | bits2, size1 + size2, 4),
+                        _ => (bits1, size1, 2),
+                    };
+                    at += n;
+                    put_bits(w, &mut buffer, &mut free, bits as BitBuffer, size as u8)?;
+                    continue;
                 }
             }
-            let Some(&bytes) = tokens.get(at..).and_then(|t| t.first_chunk::<4>()) else {
+            let Some(&bytes) = tokens.get(3 * at..).and_then(|t| t.first_chunk::<4>()) else {
                 break;
             };
-            at += 3;
+            at += 1;
             let token = u32::from_le_bytes(bytes);
             let entry = codes[(token & TOKEN_ENTRY) as usize];
             debug_assert!(entry >> 40 != 0, "no code for symbol {:#x}", token & TOKEN_ENTRY);
