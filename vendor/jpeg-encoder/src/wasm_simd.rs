@@ -252,6 +252,20 @@ fn ycc_of_4(k: &YccConstants, masks: &[[u8; 16]; 4], px: v128) -> (v128, v128, v
     ycc4(k, i8x16_swizzle(px, m(0)), i8x16_swizzle(px, m(1)), i8x16_swizzle(px, m(2)), i8x16_swizzle(px, m(3)))
 }
 
+/// The bytes of four vectors of 32-bit lanes that each hold a value in 0..=255, in order:
+/// `u8x16_narrow_i16x8(i16x8_narrow_i32x4(a, b), i16x8_narrow_i32x4(c, d))` for such
+/// values. (LLVM turns those saturating narrows into clamps, constants and a two-vector
+/// shuffle; here each value is shifted into its own byte of the lane, and one swizzle
+/// puts the bytes in order.)
+#[inline(always)]
+fn pack4(a: v128, b: v128, c: v128, d: v128, mask: &[u8; 16]) -> v128 {
+    let lanes = v128_or(v128_or(a, i32x4_shl(b, 8)), v128_or(i32x4_shl(c, 16), i32x4_shl(d, 24)));
+    i8x16_swizzle(lanes, load16(mask))
+}
+
+/// Byte mask of `pack4`: byte k of lane j of `lanes` is value j of the k-th vector.
+static PACK4_BYTES: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
+
 /// One row of RGB samples → Y, Cb, Cr rows (appended), as `RgbImage::fill_buffers`.
 /// 16 pixels per step, as four groups of 4 loaded at byte offsets 0, 12, 24 and 32 (the
 /// last moved down 4 bytes in the register, so no load reads past the 48 bytes).
@@ -259,6 +273,7 @@ pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     let n = line.len() / 3;
     let k = YccConstants::new();
     let masks = core::hint::black_box(&YCC4_OPERANDS);
+    let pack_mask = core::hint::black_box(&PACK4_BYTES);
     append3(buffers, n, |y_buf, cb_buf, cr_buf| {
         let mut chunks = line.chunks_exact(48);
         let mut x = 0;
@@ -269,7 +284,7 @@ pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
             let (y1, cb1, cr1) = ycc_of_4(&k, masks, load16(&px[12..28]));
             let (y2, cb2, cr2) = ycc_of_4(&k, masks, load16(&px[24..40]));
             let (y3, cb3, cr3) = ycc_of_4(&k, masks, last);
-            let pack = |a, b, c, d| u8x16_narrow_i16x8(i16x8_narrow_i32x4(a, b), i16x8_narrow_i32x4(c, d));
+            let pack = |a, b, c, d| pack4(a, b, c, d, pack_mask);
             store16(&mut y_buf[x..], pack(y0, y1, y2, y3));
             store16(&mut cb_buf[x..], pack(cb0, cb1, cb2, cb3));
             store16(&mut cr_buf[x..], pack(cr0, cr1, cr2, cr3));

@@ -371,7 +371,7 @@ impl<W: JfifWrite> JfifWriter<W> {
 
         let (size, value) = get_code(block.data[0] - prev_dc);
         let &(code_size, code) = dc_table.get_for_value(size);
-        put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+        put_bits(w, &mut buffer, &mut free, (((code as u32) << size) | value as u32) as BitBuffer, size + code_size)?;
 
         let mut last = 0;
         while mask != 0 {
@@ -379,18 +379,18 @@ impl<W: JfifWrite> JfifWriter<W> {
             let mut run = i - last - 1;
             while run > 15 {
                 let &(code_size, code) = ac_table.get_for_value(0xF0);
-                put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+                put_bits(w, &mut buffer, &mut free, BitBuffer::from(code), code_size)?;
                 run -= 16;
             }
             let (size, value) = get_code(block.data[i as usize]);
             let &(code_size, code) = ac_table.get_for_value(((run as u8) << 4) | size);
-            put_bits(w, &mut buffer, &mut free, ((code as u32) << size) | value as u32, size + code_size)?;
+            put_bits(w, &mut buffer, &mut free, (((code as u32) << size) | value as u32) as BitBuffer, size + code_size)?;
             last = i;
             mask &= mask - 1;
         }
         if last < 63 {
             let &(code_size, code) = ac_table.get_for_value(0x00);
-            put_bits(w, &mut buffer, &mut free, code as u32, code_size)?;
+            put_bits(w, &mut buffer, &mut free, BitBuffer::from(code), code_size)?;
         }
         self.bit_buffer = buffer;
         self.free_bits = free;
@@ -410,14 +410,49 @@ impl<W: JfifWrite> JfifWriter<W> {
         let mut buffer = self.bit_buffer;
         let mut free = self.free_bits;
         let w = &mut self.w;
+        // The next token's index.
         let mut at = 0;
-        while let Some(&bytes) = tokens.get(at..).and_then(|t| t.first_chunk::<4>()) {
-            at += 3;
+        // Tokens `n` and `n + 1` (at most 2 × 27 bits) as one code and its length, read
+        // with one 8-byte load; none if either is raw or fewer than 8 bytes are left (the
+        // last two tokens then go one by one below).
+        let pair = |n: usize| -> Option<(u64, u32)> {
+            let pair = u64::from_le_bytes(*tokens.get(3 * n..)?.first_chunk::<8>()?);
+            let (first, second) = (pair as u32, (pair >> 24) as u32);
+            if (first | second) & TOKEN_RAW != 0 {
+                return None;
+            }
+            let entry1 = codes[(first & TOKEN_ENTRY) as usize];
+            let entry2 = codes[(second & TOKEN_ENTRY) as usize];
+            debug_assert!(entry1 >> 40 != 0 && entry2 >> 40 != 0, "no code for a symbol");
+            let bits1 = u64::from(entry1 as u32 | (first >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+            let bits2 = u64::from(entry2 as u32 | (second >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF));
+            let (size1, size2) = (u32::from((entry1 >> 32) as u8), u32::from((entry2 >> 32) as u8));
+            Some((bits1 << size2 | bits2, size1 + size2))
+        };
+        loop {
+            // Four tokens per bit-buffer append when the 64-bit buffer holds them, else
+            // two: fewer flush checks and a shorter chain of shifts into the buffer.
+            if BUFFER_SIZE >= 64 {
+                if let Some((bits1, size1)) = pair(at) {
+                    // (Four tokens over 63 bits: the second pair is read again next time.)
+                    let (bits, size, n) = match pair(at + 2) {
+                        Some((bits2, size2)) if size1 + size2 < 64 => (bits1 << size2 | bits2, size1 + size2, 4),
+                        _ => (bits1, size1, 2),
+                    };
+                    at += n;
+                    put_bits(w, &mut buffer, &mut free, bits as BitBuffer, size as u8)?;
+                    continue;
+                }
+            }
+            let Some(&bytes) = tokens.get(3 * at..).and_then(|t| t.first_chunk::<4>()) else {
+                break;
+            };
+            at += 1;
             let token = u32::from_le_bytes(bytes);
             let entry = codes[(token & TOKEN_ENTRY) as usize];
             debug_assert!(entry >> 40 != 0, "no code for symbol {:#x}", token & TOKEN_ENTRY);
             let bits = entry as u32 | (token >> TOKEN_MAGNITUDE_SHIFT & 0x1FFF);
-            put_bits(w, &mut buffer, &mut free, bits, (entry >> 32) as u8)?;
+            put_bits(w, &mut buffer, &mut free, bits as BitBuffer, (entry >> 32) as u8)?;
             if token & TOKEN_RAW != 0 {
                 let slot = (token & 0x300) as usize;
                 // A raw block: its AC table is in the slot after its DC table.
@@ -433,19 +468,19 @@ impl<W: JfifWrite> JfifWriter<W> {
                     let mut run = i - next;
                     while run > 15 {
                         let entry = ac[0xF0];
-                        put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                        put_bits(w, &mut buffer, &mut free, entry as u32 as BitBuffer, (entry >> 32) as u8)?;
                         run -= 16;
                     }
                     let (size, value) = get_code(coefficients.get(i as usize).copied().unwrap_or(0));
                     let entry = ac[usize::from((run << 4) as u8 | size)];
                     debug_assert!(entry >> 40 != 0, "no code for AC symbol {:#x}", (run << 4) as u8 | size);
-                    put_bits(w, &mut buffer, &mut free, entry as u32 | u32::from(value), (entry >> 32) as u8)?;
+                    put_bits(w, &mut buffer, &mut free, (entry as u32 | u32::from(value)) as BitBuffer, (entry >> 32) as u8)?;
                     next = i + 1;
                     mask &= mask - 1;
                 }
                 if next < 63 {
                     let entry = ac[0x00];
-                    put_bits(w, &mut buffer, &mut free, entry as u32, (entry >> 32) as u8)?;
+                    put_bits(w, &mut buffer, &mut free, entry as u32 as BitBuffer, (entry >> 32) as u8)?;
                 }
             }
         }
@@ -573,11 +608,10 @@ fn put_bits<W: JfifWrite>(
     w: &mut W,
     buffer: &mut BitBuffer,
     free: &mut i8,
-    value: u32,
+    value: BitBuffer,
     size: u8,
 ) -> Result<(), EncodingError> {
     let size = size as i8;
-    let value = value as BitBuffer;
     let free_bits = *free - size;
     if free_bits < 0 {
         let out = (*buffer << (size + free_bits)) | (value >> -free_bits);
