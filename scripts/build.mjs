@@ -107,7 +107,11 @@ function buildModule({ name, variant, targetDir, features }) {
     throw new Error(`${name} (${variant}): target features ${recorded.join(", ")} do not match the variant`);
   }
   run(wasmOpt, [
-    "-O3", ...(keepNames ? ["-g"] : []), "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
+    // --low-memory-unused: Rust puts the stack first, so addresses below 1024 are only its
+    // deepest end, never reached; binaryen may then fold constant offsets into loads and
+    // stores. --converge: repeat -O3 while the module still shrinks. Together -315 B gzip
+    // on the decode-only SIMD module.
+    "-O3", "--low-memory-unused", "--converge", ...(keepNames ? ["-g"] : []), "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals",
     "--enable-reference-types", "--enable-multivalue", ...(simd ? ["--enable-simd"] : []),
     // Custom sections no engine reads (the toolchain's names and the compiler's feature list).
     "--strip-producers", "--strip-target-features",

@@ -128,7 +128,14 @@ pub(crate) fn decode_to(
 
     let options = DecoderOptions::default();
     let idct = Idct {
-        one: zk::choose_idct_1x1_func(&options),
+        // DC-only blocks: the SIMD full IDCT starts with the same flat-block shortcut, giving
+        // the 1×1 IDCT's samples, so SIMD builds use it and leave the 1×1 function out
+        // (~100 B gzip); the scalar full IDCT would first compare 63 coefficients
+        one: if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+            zk::choose_idct_func(&options)
+        } else {
+            zk::choose_idct_1x1_func(&options)
+        },
         four: zk::choose_idct_4x4_func(&options),
         full: zk::choose_idct_func(&options),
     };

@@ -7,7 +7,7 @@
 
 use zune_jpeg::__kernels::IDCTPtr;
 
-use super::headers::Frame;
+use super::headers::{Component, Frame};
 use super::huffman::{decode_block, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON};
 use super::Defer;
 
@@ -44,8 +44,18 @@ impl Scan {
         mcu_x: usize,
         idct: Idct,
     ) -> Result<Scan, Defer> {
-        let mut tables = Vec::with_capacity(frame.components.len());
+        let mut tables: Vec<ComponentTables> = Vec::with_capacity(frame.components.len());
+        let mut prev: Option<&Component> = None;
         for c in &frame.components {
+            // Cr as a rule has Cb's tables: copied, not built again (at 256² the tables
+            // cost a few per cent of a decode)
+            let slots = |c: &Component| (c.td & 3, c.ta & 3, c.tq & 3);
+            let same = prev.is_some_and(|p| slots(p) == slots(c));
+            prev = Some(c);
+            if let (true, Some(last)) = (same, tables.last()) {
+                tables.push(last.clone());
+                continue;
+            }
             let dc = frame.dc[c.td & 3]
                 .as_ref()
                 .ok_or(Defer("missing DC table"))?;
