@@ -739,7 +739,9 @@ fn quantize_rows(rows: [v128; 8], table: &QuantizationTable) -> [v128; 8] {
         let r = load_row(recip, k);
         let lo = u32x4_shr(u32x4_extmul_low_u16x8(t, r), 15);
         let hi = u32x4_shr(u32x4_extmul_high_u16x8(t, r), 15);
-        let q = i16x8_narrow_i32x4(lo, hi);
+        // The quotients lie in 0..2^15, so no lane saturates; the signed narrow would
+        // be compiled into an i32 clamp (a constant the engine rebuilds) and this one.
+        let q = u16x8_narrow_i32x4(lo, hi);
         natural[k] = i16x8_sub(v128_xor(q, sign), sign);
     }
     zigzag(natural)
