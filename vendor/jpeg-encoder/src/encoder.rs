@@ -1697,15 +1697,16 @@ const TOKEN_MAGNITUDE: u16 = 0x1FFF;
 /// [zarr-jpeg patch] A coefficient's magnitude size and bits as token fields (see
 /// `TokenRow`): `get_code`'s two results, `size | bits << TOKEN_MAGNITUDE_SHIFT`.
 #[inline(always)]
-const fn size_and_bits(value: i16) -> u32 {
+fn size_and_bits(value: i16) -> u32 {
     let (size, bits) = get_code(value);
-    size as u32 | ((bits & TOKEN_MAGNITUDE) as u32) << TOKEN_MAGNITUDE_SHIFT
+    u32::from(size) | u32::from(bits & TOKEN_MAGNITUDE) << TOKEN_MAGNITUDE_SHIFT
 }
 
-/// [zarr-jpeg patch] `size_and_bits` of the AC coefficients within ±`AC_TABLE_OFFSET`
-/// (nearly all of them), indexed by value + `AC_TABLE_OFFSET`: one load per coefficient
-/// in `tokenize_block` instead of the sign, magnitude and size arithmetic. Made per image
-/// (a static table of all ±1024 would add 5 KB of gzipped module).
+/// [zarr-jpeg patch] `size_and_bits` of the AC coefficients from −`AC_TABLE_OFFSET` to
+/// `AC_TABLE_OFFSET` − 1 (nearly all of them at usual qualities; `tokenize_block` computes
+/// the rest), indexed by value + `AC_TABLE_OFFSET`: one load per coefficient instead of
+/// the sign, magnitude and size arithmetic. Made per image (a static table of all ±1024
+/// would add 5 KB of gzipped module).
 fn ac_size_and_bits() -> [u32; 2 * AC_TABLE_OFFSET as usize] {
     let mut table = [0u32; 2 * AC_TABLE_OFFSET as usize];
     for (value, entry) in (-AC_TABLE_OFFSET..).zip(&mut table) {

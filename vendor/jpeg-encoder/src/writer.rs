@@ -660,7 +660,7 @@ fn big_endian_bytes(out: BitBuffer) -> [u8; core::mem::size_of::<BitBuffer>()] {
 }
 
 #[inline]
-pub(crate) const fn get_code(value: i16) -> (u8, u16) {
+pub(crate) fn get_code(value: i16) -> (u8, u16) {
     let temp = value - (value.is_negative() as i16);
     let temp2 = value.abs();
 
