@@ -1197,6 +1197,7 @@ impl<W: JfifWrite> Encoder<W> {
             raw: vec![0i16; row_blocks * 63],
             freq: [0u32; 1024],
             prev_dc: [0i16; 4],
+            ac_codes: ac_size_and_bits(),
         };
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
 
@@ -1254,7 +1255,7 @@ impl<W: JfifWrite> Encoder<W> {
     ) -> Result<TokenRow, EncodingError> {
         let (max_h, max_v) = self.get_max_sampling_size();
         let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
-        let TokenScratch { tokens, raw, freq, prev_dc } = scratch;
+        let TokenScratch { tokens, raw, freq, prev_dc, ac_codes } = scratch;
         let (mut nt, mut nr) = (0, 0);
         let mut mcu_ends = Vec::new();
         for mcu in 0..mcu_x {
@@ -1279,7 +1280,7 @@ impl<W: JfifWrite> Encoder<W> {
                         let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
                             return Err(EncodingError::Write("token buffer too small".into()));
                         };
-                        let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, freq);
+                        let (n_tokens, n_raw) = tokenize_block::<OP>(&block, prev_dc[i], tables, t, r, freq, ac_codes);
                         nt += n_tokens;
                         nr += n_raw;
                         prev_dc[i] = block.data[0];
@@ -1681,6 +1682,7 @@ struct TokenScratch {
     /// Symbol counts, indexed `slot << 8 | symbol` (see `TokenRow`).
     freq: [u32; 1024],
     prev_dc: [i16; 4],
+    ac_codes: [u32; 2 * AC_TABLE_OFFSET as usize],
 }
 
 /// [zarr-jpeg patch] Blocks with more tokens are stored raw (see `TokenRow`).
@@ -1691,6 +1693,28 @@ pub(crate) const TOKEN_ENTRY: u32 = 0x3FF;
 pub(crate) const TOKEN_RAW: u32 = 1 << 10;
 pub(crate) const TOKEN_MAGNITUDE_SHIFT: u32 = 11;
 const TOKEN_MAGNITUDE: u16 = 0x1FFF;
+
+/// [zarr-jpeg patch] A coefficient's magnitude size and bits as token fields (see
+/// `TokenRow`): `get_code`'s two results, `size | bits << TOKEN_MAGNITUDE_SHIFT`.
+#[inline(always)]
+fn size_and_bits(value: i16) -> u32 {
+    let (size, bits) = get_code(value);
+    u32::from(size) | u32::from(bits & TOKEN_MAGNITUDE) << TOKEN_MAGNITUDE_SHIFT
+}
+
+/// [zarr-jpeg patch] `size_and_bits` of the AC coefficients from −`AC_TABLE_OFFSET` to
+/// `AC_TABLE_OFFSET` − 1 (nearly all of them at usual qualities; `tokenize_block` computes
+/// the rest), indexed by value + `AC_TABLE_OFFSET`: one load per coefficient instead of
+/// the sign, magnitude and size arithmetic. Made per image (a static table of all ±1024
+/// would add 5 KB of gzipped module).
+fn ac_size_and_bits() -> [u32; 2 * AC_TABLE_OFFSET as usize] {
+    let mut table = [0u32; 2 * AC_TABLE_OFFSET as usize];
+    for (value, entry) in (-AC_TABLE_OFFSET..).zip(&mut table) {
+        *entry = size_and_bits(value as i16);
+    }
+    table
+}
+const AC_TABLE_OFFSET: i32 = 256;
 
 /// [zarr-jpeg patch] A component's token slots (see `TokenRow`), shifted into place.
 #[derive(Clone, Copy)]
@@ -1763,6 +1787,7 @@ fn tokenize_block<OP: Operations>(
     tokens: &mut [u8; 3 * 64 + 1],
     raw: &mut [i16; 63],
     freq: &mut [u32; 1024],
+    ac_codes: &[u32; 2 * AC_TABLE_OFFSET as usize],
 ) -> (usize, usize) {
     #[inline(always)]
     fn put(tokens: &mut [u8; 3 * 64 + 1], n: usize, token: u32) {
@@ -1788,10 +1813,13 @@ fn tokenize_block<OP: Operations>(
             n += 1;
             run -= 16;
         }
-        let (size, bits) = get_code(block.data[i as usize & 63]);
-        debug_assert!(size <= 13);
-        let ac = tables.ac | run << 4 | u32::from(size);
-        put(tokens, n, ac | magnitude(bits));
+        let coefficient = block.data[i as usize & 63];
+        let size_and_bits = ac_codes
+            .get((i32::from(coefficient) + AC_TABLE_OFFSET) as usize)
+            .copied()
+            .unwrap_or_else(|| size_and_bits(coefficient));
+        let ac = tables.ac | run << 4 | size_and_bits;
+        put(tokens, n, ac);
         freq[ac as usize & 1023] += 1;
         n += 1;
         last = i;
