@@ -107,25 +107,6 @@ pub(crate) struct ComponentTables {
     ac_long: LongCodes,
 }
 
-/// `decode_huff!` on a 16-bit look-ahead: (code length, symbol), or `None` for a bad code.
-fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
-    let entry =
-        table.lookup()[(peek16 >> (16 - HUFF_LOOKAHEAD)) as usize & ((1 << HUFF_LOOKAHEAD) - 1)];
-    let code_length = entry >> HUFF_LOOKAHEAD;
-    if code_length > i32::from(HUFF_LOOKAHEAD) {
-        let long = LongCodes::of(table);
-        let packed = decode_long(&long, peek16 as u32, u32::from(HUFF_LOOKAHEAD) + 1);
-        if packed == 0 {
-            return None;
-        }
-        return Some((packed >> 8, packed & 0xFF));
-    }
-    Some((
-        code_length as u32,
-        (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32,
-    ))
-}
-
 /// The search of `decode_huff!` from code length `start` (`HUFF_LOOKAHEAD + 1`, where it
 /// starts whenever the 9-bit look-up fails): `length << 8 | symbol`, or 0 for a bad code.
 /// Inlined: a call in the block loop would make V8 keep the bit reader on the stack. The
@@ -194,40 +175,75 @@ fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u8; FAST_SIZE]) {
     (out, first_len)
 }
 
+// The fast tables are built from zune's 9-bit look-up, one more bit deciding the 10-bit codes.
+const _: () = assert!(FAST_BITS == HUFF_LOOKAHEAD as u32 + 1);
+
+/// The single-symbol table (the format above, no SLOW): the entries `decode_huff!` implies
+/// for every 10-bit look-ahead. Walks the canonical codes of up to `FAST_BITS` bits, each
+/// filling the 2^(10 - length) consecutive indices it prefixes (zune has checked that the
+/// codes form a prefix code), instead of decoding every index: the tables are built for
+/// every chunk, and decoding each index was half the fixed cost of a small chunk.
+/// Identical to decoding each index (`tests::build_table_by_decoding`).
 fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
     // LONG entries hold the code length the search starts from
     let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
-    for (i, slot) in out.iter_mut().enumerate() {
-        let peek16 = (i << (16 - FAST_BITS)) as i32;
-        let Some((len, symbol)) = decode_symbol(table, peek16) else {
-            continue;
-        };
-        if len == 0 || len > FAST_BITS {
+    let lookup = table.lookup();
+    let maxcode_10 = table.maxcode()[FAST_BITS as usize];
+    let offset_10 = table.offset()[FAST_BITS as usize];
+    let mut i = 0;
+    while i < FAST_SIZE {
+        let entry = lookup[(i >> 1) & ((1 << HUFF_LOOKAHEAD) - 1)];
+        let mut len = (entry >> HUFF_LOOKAHEAD) as u32;
+        let mut symbol = (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32;
+        if len > u32::from(HUFF_LOOKAHEAD) {
+            // no code of up to 9 bits: a 10-bit one if the index is below the last
+            // 10-bit code's end (`decode_huff!`'s search at length 10), else a longer code
+            if ((i as i32) << (16 - FAST_BITS)) >= maxcode_10 {
+                i += 1;
+                continue;
+            }
+            len = FAST_BITS;
+            symbol = u32::from(table.values()[((i as i32 + offset_10) & 0xFF) as usize]);
+        }
+        if len == 0 {
+            i += 1;
             continue;
         }
+        let span = 1 << (FAST_BITS - len);
+        let end = (i + span).min(FAST_SIZE);
         let (run, size) = if is_dc {
             (0, symbol)
         } else {
             (symbol >> 4, symbol & 15)
         };
+        let start = i;
+        i = end;
+        let Some(slots) = out.get_mut(start..end) else {
+            break;
+        };
         if size > 15 {
             continue; // not for DC tables, which zune validates; kept out of the fast path
         }
-        *slot = if size == 0 {
-            if is_dc {
+        if size == 0 {
+            slots.fill(if is_dc {
                 len // a zero difference
             } else if run == 15 {
                 len | (15 << 8) // ZRL: a zero written 15 places on
             } else {
                 len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
-            }
+            });
         } else if len + size <= FAST_BITS {
-            let raw = ((i as u32) >> (FAST_BITS - len - size)) & ((1 << size) - 1);
-            let value = huff_extend(raw as i32, size as i32);
-            (len + size) | (run << 8) | ((value as u32) << 16)
+            // the magnitude bits follow the code within the index: they count up across
+            // the code's indices, each value repeated 2^(10 - len - size) times
+            let repeat = FAST_BITS - len - size;
+            for (index, slot) in (start as u32..).zip(slots.iter_mut()) {
+                let raw = (index >> repeat) & ((1 << size) - 1);
+                let value = huff_extend(raw as i32, size as i32);
+                *slot = (len + size) | (run << 8) | ((value as u32) << 16);
+            }
         } else {
-            len | EXTRA | (run << 8) | (size << 16)
-        };
+            slots.fill(len | EXTRA | (run << 8) | (size << 16));
+        }
     }
     out
 }
@@ -589,5 +605,261 @@ pub(crate) fn decode_block(
     match result {
         Ok(len) => len as u32,
         Err(Abandon) => ABANDON,
+    }
+}
+
+// native only: the tests read the fixtures from disk
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// `decode_huff!` on a 16-bit look-ahead: (code length, symbol), or `None` for a bad code.
+    fn decode_symbol(table: &HuffmanTable, peek16: i32) -> Option<(u32, u32)> {
+        let entry = table.lookup()
+            [(peek16 >> (16 - HUFF_LOOKAHEAD)) as usize & ((1 << HUFF_LOOKAHEAD) - 1)];
+        let code_length = entry >> HUFF_LOOKAHEAD;
+        if code_length > i32::from(HUFF_LOOKAHEAD) {
+            let long = LongCodes::of(table);
+            let packed = decode_long(&long, peek16 as u32, u32::from(HUFF_LOOKAHEAD) + 1);
+            if packed == 0 {
+                return None;
+            }
+            return Some((packed >> 8, packed & 0xFF));
+        }
+        Some((
+            code_length as u32,
+            (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32,
+        ))
+    }
+
+    /// The construction `build_table` replaced: `decode_huff!` on every index.
+    pub(super) fn build_table_by_decoding(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
+        // LONG entries hold the code length the search starts from
+        let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
+        for (i, slot) in out.iter_mut().enumerate() {
+            let peek16 = (i << (16 - FAST_BITS)) as i32;
+            let Some((len, symbol)) = decode_symbol(table, peek16) else {
+                continue;
+            };
+            if len == 0 || len > FAST_BITS {
+                continue;
+            }
+            let (run, size) = if is_dc {
+                (0, symbol)
+            } else {
+                (symbol >> 4, symbol & 15)
+            };
+            if size > 15 {
+                continue; // not for DC tables, which zune validates; kept out of the fast path
+            }
+            *slot = if size == 0 {
+                if is_dc {
+                    len // a zero difference
+                } else if run == 15 {
+                    len | (15 << 8) // ZRL: a zero written 15 places on
+                } else {
+                    len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
+                }
+            } else if len + size <= FAST_BITS {
+                let raw = ((i as u32) >> (FAST_BITS - len - size)) & ((1 << size) - 1);
+                let value = huff_extend(raw as i32, size as i32);
+                (len + size) | (run << 8) | ((value as u32) << 16)
+            } else {
+                len | EXTRA | (run << 8) | (size << 16)
+            };
+        }
+        out
+    }
+
+    /// Both constructions agree on `table`, as DC and as AC table (and so does the
+    /// two-symbol AC table, which is built from the single one).
+    fn assert_same(table: &HuffmanTable, what: &str) {
+        for is_dc in [true, false] {
+            let new = build_table(table, is_dc);
+            let old = build_table_by_decoding(table, is_dc);
+            if let Some(i) = (0..FAST_SIZE).find(|&i| new[i] != old[i]) {
+                panic!(
+                    "{what} (is_dc {is_dc}): index {i:#012b}: built {:#x}, decoded {:#x}",
+                    new[i], old[i]
+                );
+            }
+        }
+    }
+
+    /// Every Huffman table in the DHT segments of a JPEG stream (a marker walk: the
+    /// entropy-coded data holds no 0xFFC4).
+    fn dht_tables(stream: &[u8]) -> Vec<(HuffmanTable, bool)> {
+        let mut tables = Vec::new();
+        let mut at = 0;
+        while at + 4 <= stream.len() {
+            if stream[at] != 0xFF || stream[at + 1] != 0xC4 {
+                at += 1;
+                continue;
+            }
+            let len = usize::from(stream[at + 2]) << 8 | usize::from(stream[at + 3]);
+            let seg = &stream[at + 4..(at + 2 + len).min(stream.len())];
+            let mut i = 0;
+            while i + 17 <= seg.len() {
+                let is_dc = seg[i] >> 4 == 0;
+                let mut counts = [0u8; 17];
+                counts[1..].copy_from_slice(&seg[i + 1..i + 17]);
+                let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
+                let mut symbols = [0u8; 256];
+                let n = total.min(256).min(seg.len() - i - 17);
+                symbols[..n].copy_from_slice(&seg[i + 17..i + 17 + n]);
+                if let Ok(t) = HuffmanTable::new_without_ac_lookup(&counts, symbols, is_dc) {
+                    tables.push((t, is_dc));
+                }
+                i += 17 + total;
+            }
+            at += 2 + len;
+        }
+        tables
+    }
+
+    #[test]
+    fn tables_of_the_fixtures_and_encoder_outputs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut streams: Vec<(String, Vec<u8>)> = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jpg") {
+                streams.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+        assert!(
+            streams.len() >= 40,
+            "fixtures missing from {}",
+            dir.display()
+        );
+        #[cfg(feature = "encoder")]
+        {
+            let modes = [
+                (
+                    r#""encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]"#,
+                    3,
+                ),
+                (
+                    r#""encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]"#,
+                    3,
+                ),
+                (r#""encoded_color_space": "rgb""#, 3),
+                (r#""encoded_color_space": "grayscale""#, 1),
+            ];
+            let mut seed = 1u32;
+            for size in [8u64, 16, 64, 256] {
+                for (mode, channels) in modes {
+                    for quality in [1, 30, 75, 90, 100] {
+                        let n = (size * size) as usize * channels;
+                        // a gradient with noise, so the tables have many short and long codes
+                        let data: Vec<u8> = (0..n)
+                            .map(|i| {
+                                seed ^= seed << 13;
+                                seed ^= seed >> 17;
+                                seed ^= seed << 5;
+                                ((i % 251) as u32 + (seed % (quality + 1))) as u8
+                            })
+                            .collect();
+                        let json = format!(r#"{{"quality": {quality}, {mode}}}"#);
+                        let value: crate::ConfigValue = serde_json::from_str(&json).unwrap();
+                        let config = crate::JpegConfig::parse(&value).unwrap();
+                        let shape: Vec<u64> = if channels == 3 {
+                            vec![size, size, 3]
+                        } else {
+                            vec![size, size]
+                        };
+                        let stream = crate::encode(&config, &data, &shape).unwrap();
+                        streams.push((format!("{size}² {json}"), stream));
+                    }
+                }
+            }
+        }
+        let mut count = 0;
+        for (what, stream) in &streams {
+            for (k, (table, _)) in dht_tables(stream).iter().enumerate() {
+                assert_same(table, &format!("{what}, table {k}"));
+                count += 1;
+            }
+        }
+        assert!(count > 200, "only {count} tables");
+    }
+
+    /// Random code-length counts within the code space zune accepts (Kraft sum below 1),
+    /// lengths from `min_len`, `spread` steering how many codes each length takes.
+    fn random_counts(rng: &mut impl FnMut() -> u32, min_len: usize, spread: u32) -> [u8; 17] {
+        let mut counts = [0u8; 17];
+        let mut total = 0usize;
+        // free code space at the current length, in codes of that length
+        let mut free: u64 = 1;
+        for (len, count) in counts.iter_mut().enumerate().skip(1) {
+            free *= 2;
+            if len < min_len {
+                continue;
+            }
+            // keep one code free: zune rejects a complete code (the all-ones code)
+            let room = (free - 1).min(256 - total as u64);
+            if room == 0 {
+                continue;
+            }
+            let pick = match rng() % spread {
+                0 => room,
+                1 => 0,
+                _ => u64::from(rng()) % (room.min(u64::from(rng() % 64 + 1)) + 1),
+            };
+            *count = pick as u8;
+            total += pick as usize;
+            free -= pick;
+        }
+        counts
+    }
+
+    #[test]
+    fn random_valid_tables() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u32
+        };
+        let (mut accepted, mut with_16, mut only_long) = (0, 0, 0);
+        for round in 0..20_000 {
+            let min_len = match round % 4 {
+                0 => 1,
+                1 => 11, // only codes longer than the look-ahead
+                _ => (rng() % 16 + 1) as usize,
+            };
+            let spread = rng() % 6 + 3;
+            let counts = random_counts(&mut rng, min_len, spread);
+            let total: usize = counts.iter().map(|&c| usize::from(c)).sum();
+            let is_dc = round % 3 == 0;
+            // distinct symbols in random order (DC: 0..=15, which zune requires)
+            let mut pool: Vec<u8> = if is_dc {
+                (0..=15).collect()
+            } else {
+                (0..=255).collect()
+            };
+            for i in (1..pool.len()).rev() {
+                pool.swap(i, rng() as usize % (i + 1));
+            }
+            let mut symbols = [0u8; 256];
+            for (k, s) in symbols.iter_mut().enumerate().take(total) {
+                *s = pool[k % pool.len()];
+            }
+            let Ok(table) = HuffmanTable::new_without_ac_lookup(&counts, symbols, is_dc) else {
+                continue;
+            };
+            accepted += 1;
+            with_16 += usize::from(counts[16] > 0);
+            only_long += usize::from(total > 0 && counts[..=10].iter().all(|&c| c == 0));
+            assert_same(
+                &table,
+                &format!("counts {counts:?}, symbols {:?}", &symbols[..total]),
+            );
+        }
+        assert!(
+            accepted > 10_000 && with_16 > 1_000 && only_long > 1_000,
+            "accepted {accepted}, with 16-bit codes {with_16}, only long codes {only_long}"
+        );
     }
 }

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// Per-call cost of decodeInto() on small chunks, where the fixed cost of a decode (header
+// parsing, Huffman table construction, the JS/wasm boundary) dominates: µs per call for
+// ihc.png centre crops of 8² to 256² in 4:2:0, quality 90, for each build given, in Node.
+// Builds are interleaved round by round in one process (medians over the rounds), so
+// that machine noise hits them alike; each loads only its decode-only module.
+//   node bench/fixed-cost.mjs <distA> [<distB> ...] [--rounds N] [--min-ms MS]
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadPng, centreCrop } from "./lib/images.mjs";
+import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SIZES = [8, 16, 64, 128, 256];
+const CONFIG = CONFIGS["420"];
+
+function chunk(size) {
+  const img = centreCrop(loadPng(path.join(here, "../samples/ihc.png"), 3), size);
+  return { data: img.data, shape: [size, size, 3] };
+}
+
+// Child process: the streams, written by one build's encoder (the parent loads only
+// decoders: with the whole codec loaded, decodeInto() would use it instead).
+if (process.argv[2] === "--write-streams") {
+  const lib = await import(loaderUrl(process.argv[3]));
+  await lib.init();
+  const streams = SIZES.map((s) => {
+    const { data, shape } = chunk(s);
+    return Buffer.from(lib.encode(CONFIG, data, shape)).toString("base64");
+  });
+  process.stdout.write(JSON.stringify(streams));
+  process.exit(0);
+}
+
+const { values: opts, positionals: dists } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: "string", default: "15" }, "min-ms": { type: "string", default: "100" } },
+});
+if (dists.length === 0) {
+  console.error("usage: node bench/fixed-cost.mjs <distA> [<distB> ...] [--rounds N] [--min-ms MS]");
+  process.exit(2);
+}
+const rounds = Number(opts.rounds);
+const minMs = Number(opts["min-ms"]);
+
+const streams = JSON.parse(
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", dists[0]], {
+    maxBuffer: 1 << 28,
+  }).toString(),
+).map((b) => new Uint8Array(Buffer.from(b, "base64")));
+
+const libs = [];
+for (const dist of dists) {
+  const lib = await import(loaderUrl(dist));
+  await lib.initDecoder();
+  libs.push(lib);
+}
+
+/** µs per decodeInto() over a batch of at least minMs. */
+function time(lib, bytes, shape, out) {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  do {
+    for (let i = 0; i < 16; i++) lib.decodeInto(CONFIG, bytes, shape, out);
+    n += 16;
+    t = performance.now();
+  } while (t - t0 < minMs);
+  return ((t - t0) * 1000) / n;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const header = ["size", "bytes", ...dists.map((d, i) => `${"ABCDEFGH"[i] ?? i} µs`)];
+if (dists.length > 1) header.push(...dists.slice(1).map((_, i) => `A/${"BCDEFGH"[i] ?? i}`));
+console.log(dists.map((d, i) => `${"ABCDEFGH"[i] ?? i}: ${d}`).join("\n"));
+console.log(header.join("\t"));
+SIZES.forEach((size, k) => {
+  const shape = [size, size, 3];
+  const outs = libs.map(() => new Uint8Array(size * size * 3));
+  libs.forEach((lib, i) => lib.decodeInto(CONFIG, streams[k], shape, outs[i]));
+  if (outs.some((o) => Buffer.compare(o, outs[0]) !== 0)) console.log(`${size}²: SAMPLES DIFFER`);
+  libs.forEach((lib, i) => time(lib, streams[k], shape, outs[i])); // warm-up
+  const us = libs.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...libs.keys()].reverse() : [...libs.keys()];
+    for (const i of order) us[i].push(time(libs[i], streams[k], shape, outs[i]));
+  }
+  const med = us.map(median);
+  const row = [`${size}²`, streams[k].length, ...med.map((m) => m.toFixed(1))];
+  row.push(...med.slice(1).map((m) => (med[0] / m).toFixed(3)));
+  console.log(row.join("\t"));
+});
