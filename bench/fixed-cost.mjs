@@ -16,8 +16,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = [8, 16, 64, 128, 256];
 const CONFIG = CONFIGS["420"];
 
-function chunk(size) {
-  const img = centreCrop(loadPng(path.join(here, "../samples/ihc.png"), 3), size);
+function chunk(ihc, size) {
+  const img = centreCrop(ihc, size);
   return { data: img.data, shape: [size, size, 3] };
 }
 
@@ -26,8 +26,9 @@ function chunk(size) {
 if (process.argv[2] === "--write-streams") {
   const lib = await import(loaderUrl(process.argv[3]));
   await lib.init();
+  const ihc = loadPng(path.join(here, "../samples/ihc.png"), 3);
   const streams = SIZES.map((s) => {
-    const { data, shape } = chunk(s);
+    const { data, shape } = chunk(ihc, s);
     return Buffer.from(lib.encode(CONFIG, data, shape)).toString("base64");
   });
   process.stdout.write(JSON.stringify(streams));
