@@ -26,6 +26,8 @@
 
 use zune_jpeg::__kernels::{huff_extend, HuffmanTable, HUFF_LOOKAHEAD, UN_ZIGZAG};
 
+use crate::markers::find_ff;
+
 /// The Huffman stage gave up; the stream is left to zune-jpeg.
 #[derive(Debug)]
 pub(crate) struct Abandon;
@@ -309,29 +311,6 @@ pub(crate) struct ScanControl {
     ended: bool,
     /// Bit reader state between MCU rows.
     pub(crate) bits: Bits,
-}
-
-/// First index of a 0xFF byte in `bytes`, eight bytes at a time.
-#[inline(always)]
-fn find_ff(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let Ok(a) = <[u8; 8]>::try_from(chunk) else {
-            break;
-        };
-        let y = !u64::from_le_bytes(a); // 0xFF bytes become zero bytes
-        let t = y.wrapping_sub(0x0101_0101_0101_0101) & !y & 0x8080_8080_8080_8080;
-        if t != 0 {
-            return Some(base + (t.trailing_zeros() / 8) as usize);
-        }
-        base += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == 0xFF)
-        .map(|i| base + i)
 }
 
 impl FastScan {
