@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
+import binaryen from "binaryen";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
@@ -106,6 +107,7 @@ function buildModule({ name, variant, targetDir, features }) {
   if (recorded.includes("simd128") !== simd) {
     throw new Error(`${name} (${variant}): target features ${recorded.join(", ")} do not match the variant`);
   }
+  stubUncallableTableEntries(wasmFile);
   run(wasmOpt, [
     // --low-memory-unused: Rust puts the stack first, so addresses below 1024 are only its
     // deepest end, never reached; binaryen may then fold constant offsets into loads and
@@ -123,6 +125,55 @@ function buildModule({ name, variant, targetDir, features }) {
   fs.copyFileSync(wasmFile, path.join(wasmOut, payloadName.replace(/\.js$/, "")));
   writeGlue(name, path.join(outDir, `${name}.js`));
   return { name: payloadName.replace(/\.js$/, ""), raw: wasmBytes.length, gzip };
+}
+
+/**
+ * Points the function-table entries that nothing can call at one empty function, so
+ * wasm-opt drops their code (decode-only SIMD module -820 B gzip). wasm-bindgen leaves them
+ * in the table: js-sys declares every import it binds, and the descriptor of each import
+ * that takes a closure takes the address of the closure's `invoke` shim, which puts the shim
+ * in the table; wasm-bindgen deletes the descriptors but not the table entries. Two kinds:
+ * - `wasm_bindgen::convert::closures::_::invoke::*`: entry points for JS calling a Rust
+ *   closure, which it does through the exported function table. Ours is not exported (no
+ *   export of ours passes a closure to JS), so they cannot be called.
+ * - `js_sys::futures::jspi::task_waker::*`: the waker of js-sys's JSPI executor, made only
+ *   by the poll loop behind the `__wbg_jspi_task_poll` export, which wasm-bindgen deletes
+ *   from a module without `#[wasm_bindgen(jspi)]` exports (so from ours).
+ * The entries keep their places (a call through the table at one of them would trap, as
+ * it cannot happen); the step refuses a module where either reason does not hold.
+ */
+function stubUncallableTableEntries(wasmFile) {
+  const uncallable = /^(wasm_bindgen::convert::closures::_::invoke::|js_sys::futures::jspi::task_waker::)/;
+  binaryen.setDebugInfo(true); // keep the name section for --names builds (wasm-opt drops it otherwise)
+  const module = binaryen.readBinary(fs.readFileSync(wasmFile));
+  try {
+    for (let i = 0; i < module.getNumExports(); i++) {
+      const exported = binaryen.getExportInfo(module.getExportByIndex(i));
+      // (getTableInfo() does not give the element type; the C API does)
+      const isFunctionTable =
+        exported.kind === binaryen.ExternalTable &&
+        binaryen._BinaryenTableGetType(module.getTable(exported.value)) === binaryen.funcref;
+      if (isFunctionTable || exported.name === "__wbg_jspi_task_poll") {
+        throw new Error(`${wasmFile}: exports ${exported.name}, so its closure shims or JSPI wakers may be called`);
+      }
+    }
+    if (module.getNumTables() === 0 || module.getNumElementSegments() !== 1) return;
+    const segment = binaryen.getElementSegmentInfo(module.getElementSegmentByIndex(0));
+    const table = binaryen.getTableInfo(module.getTableByIndex(0));
+    const offset = binaryen.getExpressionInfo(segment.offset);
+    if (table.module || offset.id !== binaryen.ConstId) {
+      throw new Error(`${wasmFile}: an imported function table or a computed element offset`);
+    }
+    const stub = "zarr_jpeg_build::uncallable_table_entry";
+    const entries = segment.data.map((f) => (uncallable.test(f) ? stub : f));
+    if (!entries.includes(stub)) return;
+    module.addFunction(stub, binaryen.none, binaryen.none, [], module.unreachable());
+    module.removeElementSegment(segment.name);
+    module.addActiveElementSegment(table.name, segment.name, entries, module.i32.const(offset.value));
+    fs.writeFileSync(wasmFile, module.emitBinary());
+  } finally {
+    module.dispose();
+  }
 }
 
 /** The glue, patched for js/loader.js; or, when already written, a check that it is the same. */

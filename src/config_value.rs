@@ -28,10 +28,15 @@ impl ConfigValue {
             ConfigValue::Number(n) => format_number(*n),
             ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
             ConfigValue::Array(items) => {
-                let inner: Vec<String> =
-                    items.iter().take(8).map(|v| v.describe_compact()).collect();
-                let more = if items.len() > 8 { ", …" } else { "" };
-                format!("[{}{}]", inner.join(", "), more)
+                let mut text = String::from("[");
+                for (i, item) in items.iter().take(8).enumerate() {
+                    if i > 0 {
+                        text.push_str(", ");
+                    }
+                    text.push_str(&item.describe_compact());
+                }
+                text.push_str(if items.len() > 8 { ", …]" } else { "]" });
+                text
             }
             ConfigValue::Object(_) => "an object".into(),
         }

@@ -416,12 +416,14 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         .map(|c| u32::from(c.horizontal) * u32::from(c.vertical))
         .sum();
     let describe = || {
-        let parts: Vec<String> = header
-            .components
-            .iter()
-            .map(|c| format!("[{}, {}]", c.horizontal, c.vertical))
-            .collect();
-        format!("[{}]", parts.join(", "))
+        use std::fmt::Write;
+        let mut text = String::from("[");
+        for (i, c) in header.components.iter().enumerate() {
+            let separator = if i == 0 { "" } else { ", " };
+            let _ = write!(text, "{separator}[{}, {}]", c.horizontal, c.vertical);
+        }
+        text.push(']');
+        text
     };
     if blocks > 10 {
         return Err(CodecError::corrupt(format!(

@@ -207,11 +207,15 @@ fn check_signature(stream: &[u8]) -> Result<()> {
     } else if stream.starts_with(&[0xFF, 0x0A]) || stream.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") {
         "the input is JPEG XL, not baseline JPEG".to_string()
     } else {
-        let head: Vec<String> = stream.iter().take(4).map(|b| format!("{b:02X}")).collect();
-        format!(
-            "the input does not start with the JPEG start-of-image marker FF D8 (starts with {})",
-            head.join(" ")
-        )
+        use std::fmt::Write;
+        let mut text = String::from(
+            "the input does not start with the JPEG start-of-image marker FF D8 (starts with",
+        );
+        for b in stream.iter().take(4) {
+            let _ = write!(text, " {b:02X}");
+        }
+        text.push(')');
+        text
     };
     Err(CodecError::corrupt(what))
 }
