@@ -21,7 +21,11 @@ extern "C" {
 #[wasm_bindgen(start)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
-        let message = info.payload_as_str().unwrap_or("");
+        // (`payload_as_str` would do this from Rust 1.91; the crate supports 1.87)
+        let payload = info.payload();
+        let message = (payload.downcast_ref::<&str>().copied())
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("");
         match info.location() {
             Some(at) => console_error(&format!("zarr-jpeg panicked at {at}: {message}")),
             None => console_error(&format!("zarr-jpeg panicked: {message}")),
