@@ -161,27 +161,25 @@ fn a_sink_gets_the_samples_of_decode_in_ordered_bands_covering_the_chunk_once() 
         for (decoded_as, config) in configs {
             let what = format!("{} as {decoded_as}", case.name);
             let expected = decode(&config, &case.stream, &shape);
+            // the same samples, or the same error, as `decode`
+            let assert_as_decode = |got: &Result<Vec<u8>, _>, from: &str| {
+                assert!(
+                    got.as_ref().map_err(ToString::to_string)
+                        == expected.as_ref().map_err(ToString::to_string),
+                    "{what}: {} from {from}, {} from decode",
+                    describe(got),
+                    describe(&expected)
+                );
+            };
             let mut sink = Recorder::default();
             let got = decode_to_sink(&config, &case.stream, &shape, &mut sink)
                 .map(|()| sink.samples.clone());
-            assert!(
-                got.as_ref().map_err(ToString::to_string)
-                    == expected.as_ref().map_err(ToString::to_string),
-                "{what}: {} from the sink, {} from decode",
-                describe(&got),
-                describe(&expected)
-            );
+            assert_as_decode(&got, "the sink");
             let mut slice = vec![0x5A; expected.as_ref().map_or(0, Vec::len)];
             let via_slice =
                 decode_to_sink(&config, &case.stream, &shape, &mut slice.as_mut_slice())
                     .map(|()| slice.clone());
-            assert!(
-                via_slice.as_ref().map_err(ToString::to_string)
-                    == expected.as_ref().map_err(ToString::to_string),
-                "{what}: {} from a slice sink, {} from decode",
-                describe(&via_slice),
-                describe(&expected)
-            );
+            assert_as_decode(&via_slice, "a slice sink");
             let Ok(expected) = expected else {
                 assert!(!case.baseline, "{what}: a clean stream fails");
                 continue;
