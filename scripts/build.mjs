@@ -129,10 +129,11 @@ function buildModule({ name, variant, targetDir, features }) {
 
 /**
  * Points the function-table entries that nothing can call at one empty function, so
- * wasm-opt drops their code (decode-only SIMD module -820 B gzip). wasm-bindgen leaves them
- * in the table: js-sys declares every import it binds, and the descriptor of each import
- * that takes a closure takes the address of the closure's `invoke` shim, which puts the shim
- * in the table; wasm-bindgen deletes the descriptors but not the table entries. Two kinds:
+ * wasm-opt drops their code (decode-only SIMD module -752 B gzip, full decoder -819 B).
+ * wasm-bindgen leaves them in the table: js-sys declares every import it binds, and the
+ * descriptor of each import that takes a closure takes the address of the closure's
+ * `invoke` shim, which puts the shim in the table; wasm-bindgen deletes the descriptors but
+ * not the table entries. Two kinds:
  * - `wasm_bindgen::convert::closures::_::invoke::*`: entry points for JS calling a Rust
  *   closure, which it does through the exported function table. Ours is not exported (no
  *   export of ours passes a closure to JS), so they cannot be called.
