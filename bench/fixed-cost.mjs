@@ -73,9 +73,11 @@ function time(lib, bytes, shape, out) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const header = ["size", "bytes", ...dists.map((d, i) => `${"ABCDEFGH"[i] ?? i} µs`)];
-if (dists.length > 1) header.push(...dists.slice(1).map((_, i) => `A/${"BCDEFGH"[i] ?? i}`));
-console.log(dists.map((d, i) => `${"ABCDEFGH"[i] ?? i}: ${d}`).join("\n"));
+/** A, B, ... for the builds in argument order (a number past H). */
+const label = (i) => "ABCDEFGH"[i] ?? String(i);
+const header = ["size", "bytes", ...dists.map((d, i) => `${label(i)} µs`)];
+if (dists.length > 1) header.push(...dists.slice(1).map((_, i) => `A/${label(i + 1)}`));
+console.log(dists.map((d, i) => `${label(i)}: ${d}`).join("\n"));
 console.log(header.join("\t"));
 SIZES.forEach((size, k) => {
   const shape = [size, size, 3];

@@ -45,13 +45,12 @@ impl Scan {
         idct: Idct,
     ) -> Result<Scan, Defer> {
         let mut tables: Vec<ComponentTables> = Vec::with_capacity(frame.components.len());
-        let mut prev: Option<&Component> = None;
-        for c in &frame.components {
+        let slots = |c: &Component| (c.td & 3, c.ta & 3, c.tq & 3);
+        let previous = core::iter::once(None).chain(frame.components.iter().map(Some));
+        for (c, prev) in frame.components.iter().zip(previous) {
             // Cr as a rule has Cb's tables: copied, not built again (at 256² the tables
             // cost a few per cent of a decode)
-            let slots = |c: &Component| (c.td & 3, c.ta & 3, c.tq & 3);
             let same = prev.is_some_and(|p| slots(p) == slots(c));
-            prev = Some(c);
             if let (true, Some(last)) = (same, tables.last()) {
                 tables.push(last.clone());
                 continue;
