@@ -50,22 +50,24 @@ const EXTRA: u32 = 1 << 5;
 const LONG: u32 = 1 << 6;
 const EOB_RUN: u32 = 128;
 
-// The AC table holds, wherever the look-ahead starts with a complete symbol other than
-// EOB (a value, or ZRL), that symbol and, if a second complete one (EOB included, value
-// in -16..=15) follows within the look-ahead, that one too: the block loop then takes
-// one or two symbols per look-up with no branch between the cases, halving the chain
-// of dependent look-ups (which bounds the Huffman stage) wherever symbols are short.
+// The AC table holds, wherever the look-ahead starts with a complete symbol (a value,
+// ZRL or EOB), that symbol and, after a value or ZRL, the next complete one too if it
+// follows within the look-ahead (EOB included, value in -16..=15): the block loop then
+// takes one or two symbols per look-up with no branch between the cases, halving the
+// chain of dependent look-ups (which bounds the Huffman stage) wherever symbols are short.
 // Each entry is a first coefficient and a second one at a distance from it, both written:
 //   bits 0-3   bits consumed by the symbols (codes and magnitude bits)
-//   bits 4-9   zero run before the first coefficient (15 with value 0: ZRL); SLOW_RUN
-//              where the look-ahead does not start with such a symbol (EOB first, EXTRA,
-//              LONG, a value outside the i9), so that the run passes the block's end and
-//              the loop takes the single entry (`ac_single`) instead
+//   bits 4-9   zero run before the first coefficient (15 with value 0: ZRL; 0 for EOB,
+//              which writes a zero at the position itself, still zero); SLOW_RUN where the
+//              look-ahead does not start with such a symbol (EXTRA, LONG, a value outside
+//              the i9), so that the run passes the block's end and the loop takes the
+//              single entry (`ac_single`) instead
 //   bits 10-17 from the first coefficient's position to the second's: 1 + its zero run;
 //              0 when there is no second symbol (the second value is then 0, written at
-//              the first's position before the first); 1 + EOB_RUN for an EOB second, so
-//              that end of block leaves the position past 128, as in the single entries
-//              (the zero lands on the position after the last coefficient, still zero)
+//              the first's position before the first); EOB_RUN after an EOB first and
+//              1 + EOB_RUN for an EOB second, so that end of block leaves the position
+//              past 128, as in the single entries (the zero lands on the position after
+//              the last coefficient, still zero)
 //   bits 18-26 first coefficient (i9)
 //   bits 27-31 second coefficient (i5)
 // `ac_single` is the table of single entries (the format above), for the block's last
@@ -157,11 +159,20 @@ fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u32; FAST_SIZE]) 
         let e = single[i];
         let run = (e >> 8) & 0xFF;
         let value = (e as i32) >> 16;
-        // (a value wider than the i9, from a 1-bit code, stays a single entry)
-        if e & (EXTRA | LONG) != 0 || run == EOB_RUN || !(-256..=255).contains(&value) {
+        if e & (EXTRA | LONG) != 0 {
             continue;
         }
         let n1 = e & 31;
+        if run == EOB_RUN {
+            // nothing follows in this block; a zero written at the position itself (still
+            // zero) and at 128 on, leaving the position past 128
+            *slot = n1 | (EOB_RUN << 10);
+            continue;
+        }
+        // (a value wider than the i9, from a 1-bit code, stays a single entry)
+        if !(-256..=255).contains(&value) {
+            continue;
+        }
         let mut entry = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
         let second = single[(i << n1) & (FAST_SIZE - 1)];
         let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
