@@ -4,13 +4,14 @@
 //! The scan's entropy-coded bytes are first copied, with the `0xFF00` stuffing removed,
 //! into one buffer (`FastScan`, stored byte-reversed), which records where each restart
 //! interval's bytes end. Blocks are then decoded from that buffer by a function with no
-//! calls inside, its state in locals: the bit position, and a 64-bit buffer reloaded from
-//! it (one 8-byte load, shifted into place: at least 57 bits) whenever fewer than 31 bits
-//! are left; one look-up per code in a 10-bit table whose entries give length, zero run and
-//! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
-//! codes longer than 10 bits go through zune's own code-length search. AC entries hold a
-//! second symbol too wherever it fits in the 10 bits, so that short symbols take one
-//! look-up per pair.
+//! calls inside, its state in locals: a 64-bit buffer loaded at the block's bit position
+//! (one 8-byte load, shifted into place: at least 56 bits, then a marker bit that tells
+//! how many are left and so the position) and reloaded whenever fewer bits are left than
+//! the next look-up may take (10, or 31 for a code with its magnitude bits); one look-up
+//! per code in a 10-bit table whose entries give length, zero run and value (or the
+//! number of magnitude bits still to read), end-of-block and ZRL included; codes longer
+//! than 10 bits go through zune's own code-length search. AC entries hold a second symbol
+//! too wherever it fits in the 10 bits, so that short symbols take one look-up per pair.
 //!
 //! It is built so that whenever it finishes, zune-jpeg's standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
@@ -49,24 +50,30 @@ const EXTRA: u32 = 1 << 5;
 const LONG: u32 = 1 << 6;
 const EOB_RUN: u32 = 128;
 
-// The AC table holds, wherever the look-ahead starts with a complete symbol other than
-// EOB (a value, or ZRL), that symbol and, if a second complete one (EOB included, value
-// in -32..=31) follows within the look-ahead, that one too: the block loop then takes
-// one or two symbols per look-up with no branch between the two cases, halving the chain
-// of dependent look-ups (which bounds the Huffman stage) wherever symbols are short.
+// The AC table holds, wherever the look-ahead starts with a complete symbol (a value,
+// ZRL or EOB), that symbol and, after a value or ZRL, the next complete one too if it
+// follows within the look-ahead (EOB included, value in -16..=15): the block loop then
+// takes one or two symbols per look-up with no branch between the cases, halving the
+// chain of dependent look-ups (which bounds the Huffman stage) wherever symbols are short.
+// Each entry is a first coefficient and a second one at a distance from it, both written:
 //   bits 0-3   bits consumed by the symbols (codes and magnitude bits)
-//   bit 4      SLOW: a single entry in the format above (EOB first, EXTRA, LONG)
-//   bit 5      HAS_SECOND: the second symbol is there (else run 0 and value 0 below, so
-//              the loop writes a zero at the next, still zero, position)
-//   bit 6      SECOND_EOB: the second symbol is end of block
-//   bits 7-10  zero run before the first coefficient (15 with value 0: ZRL)
-//   bits 11-14 zero run before the second (0 for EOB)
-//   bits 17-25 first coefficient (i9)
-//   bits 26-31 second coefficient (i6)
-// `ac_first_len` gives the bits of the first symbol alone, for the block's last position.
-const SLOW: u32 = 1 << 4;
-const HAS_SECOND: u32 = 1 << 5;
-const SECOND_EOB: u32 = 1 << 6;
+//   bits 4-9   zero run before the first coefficient (15 with value 0: ZRL; 0 for EOB,
+//              which writes a zero at the position itself, still zero); SLOW_RUN where the
+//              look-ahead does not start with such a symbol (EXTRA, LONG, a value outside
+//              the i9), so that the run passes the block's end and the loop takes the
+//              single entry (`ac_single`) instead
+//   bits 10-17 from the first coefficient's position to the second's: 1 + its zero run;
+//              0 when there is no second symbol (the second value is then 0, written at
+//              the first's position before the first); EOB_RUN after an EOB first and
+//              1 + EOB_RUN for an EOB second, so that end of block leaves the position
+//              past 128, as in the single entries (the zero lands on the position after
+//              the last coefficient, still zero)
+//   bits 18-26 first coefficient (i9)
+//   bits 27-31 second coefficient (i5)
+// `ac_single` is the table of single entries (the format above), for the block's last
+// position and the SLOW_RUN entries.
+const SLOW_RUN: u32 = 63;
+const SECOND_EOB: u32 = 1 + EOB_RUN;
 
 /// Zig-zag position → natural position.
 const NATURAL: [u8; 64] = {
@@ -97,12 +104,16 @@ impl LongCodes {
     }
 }
 
-/// The tables of one component.
+/// The tables of one component. `ac` first (`repr(C)`): the address of its entry is then
+/// the table's address plus 4 × index, which V8 computes with a 2-operand `lea` (1 cycle),
+/// not a 3-operand one with the field's offset (3 cycles on many x86-64 cores), in the
+/// chain of dependent look-ups that bounds the block loop.
 #[derive(Clone)]
+#[repr(C)]
 pub(crate) struct ComponentTables {
-    dc: [u32; FAST_SIZE],
     ac: [u32; FAST_SIZE],
-    ac_first_len: [u8; FAST_SIZE],
+    dc: [u32; FAST_SIZE],
+    ac_single: [u32; FAST_SIZE],
     /// Quantisation table in zig-zag order.
     qt_zz: [i32; 64],
     dc_long: LongCodes,
@@ -140,41 +151,47 @@ fn magnitude(buf: u64, s: u32) -> i32 {
     huff_extend((buf >> (64 - s)) as i32, s as i32)
 }
 
-/// The AC table with one or two symbols per entry, and the bits of the first alone.
-fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u8; FAST_SIZE]) {
+/// The AC table with one or two symbols per entry, and the single-symbol table.
+fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u32; FAST_SIZE]) {
     let single = build_table(table, false);
-    let mut out = [0; FAST_SIZE];
-    let mut first_len = [0; FAST_SIZE];
-    for (i, (slot, len)) in out.iter_mut().zip(first_len.iter_mut()).enumerate() {
+    let mut out = [SLOW_RUN << 4; FAST_SIZE];
+    for (i, slot) in out.iter_mut().enumerate() {
         let e = single[i];
         let run = (e >> 8) & 0xFF;
         let value = (e as i32) >> 16;
-        // (a value wider than the i9, from a 1-bit code, stays a single entry)
-        if e & (EXTRA | LONG) != 0 || run == EOB_RUN || !(-256..=255).contains(&value) {
-            *slot = e | SLOW;
+        if e & (EXTRA | LONG) != 0 {
             continue;
         }
         let n1 = e & 31;
-        *len = n1 as u8;
-        let mut entry = n1 | (run << 7) | (((value as u32) & 0x1FF) << 17);
+        if run == EOB_RUN {
+            // nothing follows in this block; a zero written at the position itself (still
+            // zero) and at 128 on, leaving the position past 128
+            *slot = n1 | (EOB_RUN << 10);
+            continue;
+        }
+        // (a value wider than the i9, from a 1-bit code, stays a single entry)
+        if !(-256..=255).contains(&value) {
+            continue;
+        }
+        let mut entry = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
         let second = single[(i << n1) & (FAST_SIZE - 1)];
         let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
         if n1 < FAST_BITS
             && second & (EXTRA | LONG) == 0
             && n2 <= FAST_BITS - n1
-            && (-32..=31).contains(&v2)
+            && (-16..=15).contains(&v2)
         {
             entry += n2;
-            entry |= HAS_SECOND | ((v2 as u32) << 26);
+            entry |= (v2 as u32) << 27;
             entry |= if run2 == EOB_RUN {
-                SECOND_EOB
+                SECOND_EOB << 10
             } else {
-                run2 << 11
+                (1 + run2) << 10
             };
         }
         *slot = entry;
     }
-    (out, first_len)
+    (out, single)
 }
 
 // The fast tables are built from zune's 9-bit look-up, one more bit deciding the 10-bit codes.
@@ -257,11 +274,11 @@ impl ComponentTables {
         for (z, q) in qt_zz.iter_mut().enumerate() {
             *q = qt[usize::from(NATURAL[z]) & 63];
         }
-        let (ac_table, ac_first_len) = build_ac_table(ac);
+        let (ac_table, ac_single) = build_ac_table(ac);
         ComponentTables {
             dc: build_table(dc, true),
             ac: ac_table,
-            ac_first_len,
+            ac_single,
             qt_zz,
             dc_long: LongCodes::of(dc),
             ac_long: LongCodes::of(ac),
@@ -270,7 +287,7 @@ impl ComponentTables {
 }
 
 /// Position of the bit reader: bits of the scan buffer consumed so far. The bit buffer
-/// itself is reloaded from it before every code, so nothing else is carried.
+/// itself is loaded from it at the start of every block, so nothing else is carried.
 #[derive(Clone, Copy)]
 pub(crate) struct Bits {
     pub(crate) pos: usize,
@@ -418,11 +435,14 @@ impl<'a> BlockDecoder<'a> {
         BlockDecoder { data, bits }
     }
 
-    /// The next 57 to 64 bits, top-aligned.
+    /// The bit buffer at bit position `pos`: the next 56 to 63 bits top-aligned, then a 1
+    /// (the marker), then zeros. The marker moves up with every shift, so the bits left
+    /// are 63 - trailing_zeros and the position is `pos & !7` + trailing_zeros: the block
+    /// loop updates no count and no position per code (V8 kept them on the stack).
     #[inline(always)]
-    fn peek(&self) -> u64 {
-        let p = self.bits.pos;
-        load_be(self.data, p >> 3) << (p & 7)
+    fn refill(&self, pos: usize) -> u64 {
+        let s = (pos & 7) as u32;
+        (load_be(self.data, pos >> 3) << s) | (1 << s)
     }
 
     /// Decodes one block into `block` (zeroed by the caller, natural order, dequantised)
@@ -435,11 +455,14 @@ impl<'a> BlockDecoder<'a> {
         block: &mut [i32; 64],
         dc_pred: &mut i32,
     ) -> Result<usize, Abandon> {
-        // DC
-        let buf = self.peek();
+        // bit position of the buffer's byte: the position is `base + buf.trailing_zeros()`
+        let mut base = self.bits.pos & !7;
+        let mut buf = self.refill(self.bits.pos);
+
+        // DC (at most 31 bits of the 56 or more)
         let e = t.dc[(buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
         let diff = if e & (EXTRA | LONG) == 0 {
-            self.bits.pos += (e & 31) as usize;
+            buf <<= e & 31;
             (e as i32) >> 16
         } else {
             let (len, s) = if e & LONG != 0 {
@@ -454,12 +477,13 @@ impl<'a> BlockDecoder<'a> {
             if s > 15 {
                 return Err(Abandon);
             }
-            self.bits.pos += len as usize;
+            buf <<= len;
             if s == 0 {
                 0
             } else {
-                self.bits.pos += s as usize;
-                magnitude(buf << len, s)
+                let v = magnitude(buf, s);
+                buf <<= s;
+                v
             }
         };
         *dc_pred = dc_pred.wrapping_add(diff);
@@ -468,14 +492,11 @@ impl<'a> BlockDecoder<'a> {
         // AC
         let mut pos = 1_usize;
         macro_rules! ac_code {
-            ($e:ident, $buf:ident, $avail:ident) => {{
+            ($e:ident, $buf:ident) => {{
                 let e = $e;
                 let (run, value);
                 if e & (EXTRA | LONG) == 0 {
-                    let n = e & 31;
-                    $buf <<= n;
-                    $avail -= n;
-                    self.bits.pos += n as usize;
+                    $buf <<= e & 31;
                     run = (e >> 8) & 0xFF;
                     value = (e as i32) >> 16;
                 } else {
@@ -492,13 +513,9 @@ impl<'a> BlockDecoder<'a> {
                     let r = rs >> 4;
                     $buf <<= len;
                     if s == 0 {
-                        $avail -= len;
-                        self.bits.pos += len as usize;
                         run = if r == 15 { 15 } else { EOB_RUN };
                         value = 0;
                     } else {
-                        $avail -= len + s;
-                        self.bits.pos += (len + s) as usize;
                         run = r;
                         value = magnitude($buf, s);
                         $buf <<= s;
@@ -513,45 +530,44 @@ impl<'a> BlockDecoder<'a> {
                 pos += 1;
             }};
         }
-        // the bit buffer is reloaded only when fewer than 31 bits (the longest code with
-        // its magnitude bits) are left in it; a reload leaves at least 57
-        let mut buf = self.peek();
-        let mut avail = 64 - (self.bits.pos & 7) as u32;
+        macro_rules! reload {
+            () => {{
+                let p = base + buf.trailing_zeros() as usize;
+                base = p & !7;
+                buf = self.refill(p);
+            }};
+        }
         while pos < 64 {
-            if avail < 31 {
-                buf = self.peek();
-                avail = 64 - (self.bits.pos & 7) as u32;
+            // fewer than FAST_BITS bits left (the marker in the top FAST_BITS + 1): reload
+            if buf << FAST_BITS == 0 {
+                reload!();
             }
             let index = (buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1);
-            let mut e = t.ac[index];
-            let run1 = ((e >> 7) & 15) as usize;
-            let v1 = ((e << 6) as i32) >> 23;
-            // the first coefficient lands before position 63, so the second (if any) or
-            // the zero written in its place cannot pass the block's end
-            if e & SLOW == 0 && pos + run1 < 63 {
-                let n = e & 15;
-                buf <<= n;
-                avail -= n;
-                self.bits.pos += n as usize;
-                pos += run1;
-                let z = pos & 63;
-                block[usize::from(NATURAL[z]) & 63] = v1.wrapping_mul(t.qt_zz[z]);
-                // EOB writes a zero at the next position (still zero) and leaves pos ≥
-                // 129, as in `ac_code!`
-                pos += 1 + ((e >> 11) & 15) as usize + ((e & SECOND_EOB) << 1) as usize;
-                let z = pos & 63;
-                block[usize::from(NATURAL[z]) & 63] = ((e as i32) >> 26).wrapping_mul(t.qt_zz[z]);
-                pos += ((e & HAS_SECOND) >> 5) as usize;
+            let e = t.ac[index];
+            let first = pos + ((e >> 4) & 63) as usize;
+            // the first coefficient lands before position 63, so the block has another
+            // symbol, and the second symbol (if any) is it
+            if first < 63 {
+                buf <<= e & 15;
+                // the second first (see the entry format): a second past 63 leaves pos in
+                // 65..=79, EOB leaves it past 128, as in `ac_code!`
+                let second = first + ((e >> 10) & 0xFF) as usize;
+                let z = second & 63;
+                block[usize::from(NATURAL[z]) & 63] = ((e as i32) >> 27).wrapping_mul(t.qt_zz[z]);
+                block[usize::from(NATURAL[first]) & 63] =
+                    (((e << 5) as i32) >> 23).wrapping_mul(t.qt_zz[first]);
+                pos = second + 1;
                 continue;
             }
-            e = if e & SLOW != 0 {
-                e & !SLOW
-            } else {
-                // the first symbol alone, as a single entry
-                u32::from(t.ac_first_len[index]) | ((run1 as u32) << 8) | ((v1 as u32) << 16)
-            };
-            ac_code!(e, buf, avail);
+            let e = t.ac_single[index];
+            // fewer than 32 bits left (the marker in the top half): reload, so that the
+            // longest code with its magnitude bits (31) fits (the look-ahead is the same)
+            if buf as u32 == 0 {
+                reload!();
+            }
+            ac_code!(e, buf);
         }
+        self.bits.pos = base + buf.trailing_zeros() as usize;
         match pos {
             64 => Ok(64),
             p if p > 128 => Ok(p - 129),
