@@ -37,7 +37,7 @@ pub(crate) struct Abandon;
 const FAST_BITS: u32 = 10;
 const FAST_SIZE: usize = 1 << FAST_BITS;
 
-// Table entries (u32):
+// Single entries (u32; the DC table and `ac_single`):
 //   bits 0-4   bits consumed by the entry (code length, plus the magnitude bits when the
 //              value is in the entry)
 //   bit 5      EXTRA: the value is not in the entry; bits 16-19 give the number of
@@ -70,8 +70,8 @@ const EOB_RUN: u32 = 128;
 //              the last coefficient, still zero)
 //   bits 18-26 first coefficient (i9)
 //   bits 27-31 second coefficient (i5)
-// `ac_single` is the table of single entries (the format above), for the block's last
-// position and the SLOW_RUN entries.
+// `ac_single` is the table of single entries (the first format above), for the block's
+// last position and the SLOW_RUN entries.
 const SLOW_RUN: u32 = 63;
 const SECOND_EOB: u32 = 1 + EOB_RUN;
 
@@ -197,7 +197,7 @@ fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u32; FAST_SIZE]) 
 // The fast tables are built from zune's 9-bit look-up, one more bit deciding the 10-bit codes.
 const _: () = assert!(FAST_BITS == HUFF_LOOKAHEAD as u32 + 1);
 
-/// The single-symbol table (the format above, no SLOW): the entries `decode_huff!` implies
+/// A single-entry table (the first format above): the entries `decode_huff!` implies
 /// for every 10-bit look-ahead. Walks the canonical codes of up to `FAST_BITS` bits, each
 /// filling the 2^(10 - length) consecutive indices it prefixes (zune has checked that the
 /// codes form a prefix code), instead of decoding every index: the tables are built for
