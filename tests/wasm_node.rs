@@ -2,7 +2,6 @@
 #![cfg(target_arch = "wasm32")]
 
 // Shared with the native suites: test configurations from JSON, the baseline schemes.
-#[allow(dead_code)]
 mod common;
 #[cfg(feature = "scalar-reference")]
 mod encode_identity;

@@ -128,7 +128,7 @@ fn baseline_decoder_matches_zune_in_wasm() {
             let at = at.min(s.len().saturating_sub(1));
             match k % 4 {
                 0 => s.truncate(at),
-                1 => s[at] ^= 1 << (seed >> 40) % 8,
+                1 => s[at] ^= 1 << ((seed >> 40) % 8),
                 2 => s[at] = 0xFF,
                 _ => s[at] = (seed >> 32) as u8,
             }
