@@ -186,8 +186,12 @@ function candidates(spec, raw, jpeg) {
     },
   };
 
+  // Room for any stream these images give at q90 (each is well under its raw size).
+  const streamBuffer = new Uint8Array(raw.length + 65536);
   const encode = {
     ours: { run: () => ours.encode(config, raw, shape) },
+    // The same encode into one reused buffer (encodeInto): no new array per call.
+    "ours (encodeInto)": { run: () => streamBuffer.subarray(0, ours.encodeInto(config, raw, shape, streamBuffer)) },
     "ours (scalar)": { run: () => oursScalar.encode(config, raw, shape) },
     cornerstone:
       mode === "rgb"

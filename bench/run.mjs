@@ -76,6 +76,7 @@ const rdSize = quick ? 512 : 2048;
 const DECODERS = ["ours", "ours (scalar)", "ours (decodeInto)", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
 const ENCODERS = [
   "ours",
+  "ours (encodeInto)",
   "ours (scalar)",
   "cornerstone",
   "jsquash (defaults)",
@@ -227,6 +228,8 @@ async function main() {
       encodeSimdGain: r(c.encode.ours, c.encode["ours (scalar)"]),
       encodeVsCornerstone: r(c.encode.ours, c.encode.cornerstone),
       encodeVsTjbench: r(c.encode.ours, c.encode.tjbench),
+      // tjbench compresses into a buffer allocated before its timing loop too
+      encodeIntoVsTjbench: r(c.encode["ours (encodeInto)"], c.encode.tjbench),
       // the same output as ours (optimised Huffman tables), which tjbench cannot ask for
       encodeVsNativeOptimized: r(c.encode.ours, c.encode["libjpeg-turbo (optimized)"]),
     };

@@ -81,6 +81,13 @@ export function validateConfig(config: unknown): NormalizedJpegCodecConfiguratio
 /** Encodes C-order uint8 samples of shape (H, W), (H, W, 1) or (H, W, 3) as a baseline JPEG stream. */
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[]): Uint8Array;
 /**
+ * encode() into `out`, a Uint8Array the caller reuses, so a writer allocates no array per
+ * chunk; returns the stream's length (the stream is `out.subarray(0, length)`). `out` is
+ * written only if the whole stream fits; otherwise an Error of kind "InvalidData" says how
+ * many bytes the stream needs.
+ */
+export function encodeInto(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[], out: Uint8Array): number;
+/**
  * Decodes a JPEG stream to the C-order uint8 samples of `shape`. A stream that needs the
  * full decoder (e.g. progressive) throws an Error of kind "NeedsFullDecoder" unless
  * initFullDecoder() has finished (then it decodes there).

@@ -6,6 +6,7 @@ export {
   isFullDecoderReady,
   isReady,
   encode,
+  encodeInto,
   decode,
   decodeInto,
   decodeAsync,

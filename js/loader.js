@@ -170,13 +170,27 @@ export function validateConfig(config) {
 
 /** Encodes a chunk's C-order uint8 samples (`shape` (H, W), (H, W, 1) or (H, W, 3)) as a JPEG stream. */
 export function encode(config, data, shape) {
+  return call(encoder(), "encode", config, data, shape);
+}
+
+/** The whole codec's module, or an Error saying how to load it. */
+function encoder() {
   if (!codec.ready) {
     throw new Error(
       "zarr-jpeg: the encoder is not loaded; call `await init()` first" +
         (decoder.ready ? " (initDecoder() loads the decoder only)" : ""),
     );
   }
-  return call(codec, "encode", config, data, shape);
+  return codec;
+}
+
+/**
+ * encode() into `out`, a Uint8Array the caller reuses (no new array per chunk); returns the
+ * stream's length, so the stream is `out.subarray(0, length)`. `out` is written only if the
+ * whole stream fits; otherwise an Error of kind "InvalidData" says how many bytes it needs.
+ */
+export function encodeInto(config, data, shape, out) {
+  return call(encoder(), "encodeInto", config, data, shape, out);
 }
 
 /**

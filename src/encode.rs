@@ -61,6 +61,17 @@ pub fn encode_from(
     encode_with(config, source, shape, false)
 }
 
+/// Checks that an output buffer of `capacity` bytes holds an encoded stream of `len` bytes
+/// (`encodeInto` in JavaScript writes the stream into the caller's buffer only then).
+pub fn check_stream_fits(len: usize, capacity: usize) -> Result<()> {
+    if len > capacity {
+        return Err(CodecError::data(format!(
+            "the output buffer holds {capacity} bytes but the encoded chunk needs {len}"
+        )));
+    }
+    Ok(())
+}
+
 /// `encode` with the encoder's scalar code only, even in a build with SIMD kernels
 /// (`-C target-feature=+simd128` on wasm32): the reference the SIMD build's bytes are
 /// tested against (`tests/encode_identity`). Not part of the API.

@@ -39,5 +39,5 @@ pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFacto
 pub use config_value::ConfigValue;
 pub use decode::{decode, decode_into, decode_to_sink, SampleSink};
 #[cfg(feature = "encoder")]
-pub use encode::{encode, encode_from, SampleSource};
+pub use encode::{check_stream_fits, encode, encode_from, SampleSource};
 pub use error::{CodecError, ErrorKind};

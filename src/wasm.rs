@@ -59,6 +59,37 @@ pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Arr
     Ok(Uint8Array::from(stream.as_slice()))
 }
 
+/// Encodes one chunk into `out`, a `Uint8Array` the caller reuses, and returns the stream's
+/// length; `out` is written only if the whole stream fits (an error says how many bytes it
+/// needs otherwise).
+#[cfg(feature = "encoder")]
+#[wasm_bindgen(js_name = encodeInto)]
+pub fn encode_into(
+    config: JsValue,
+    data: JsValue,
+    shape: JsValue,
+    out: JsValue,
+) -> Result<u32, JsValue> {
+    let config = parse_config(config)?;
+    let shape = parse_shape(&shape)?;
+    let data = uint8_array(&data, "data")?;
+    let out = uint8_array(&out, "the output buffer")?;
+    let stream = crate::encode_from(&config, data, &shape).map_err(codec_error)?;
+    crate::check_stream_fits(stream.len(), out.length() as usize).map_err(codec_error)?;
+    // wasm32: the stream's length is a `usize`, i.e. a `u32`
+    let len = stream.len() as u32;
+    // (a `subarray` the caller replaced could return another length: an error, not
+    // `copy_from`'s panic, as for the samples' band reads below)
+    let target = out.subarray(0, len);
+    if target.length() != len {
+        return Err(codec_error(CodecError::data(
+            "the output buffer changed during encoding",
+        )));
+    }
+    target.copy_from(&stream);
+    Ok(len)
+}
+
 /// The caller's samples, read where they are: the encoder copies a band of MCU rows at a
 /// time into wasm memory instead of the whole chunk up front. Only reads; the array is never
 /// written.
@@ -147,12 +178,7 @@ pub fn decode_into(
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
     let stream = bytes(&stream, "the encoded chunk")?;
-    let Some(out) = out.dyn_ref::<Uint8Array>() else {
-        return Err(codec_error(CodecError::data(format!(
-            "the output buffer must be a Uint8Array, got {}",
-            type_name(&out)
-        ))));
-    };
+    let out = uint8_array(&out, "the output buffer")?;
     let mut samples = vec![0u8; out.length() as usize];
     crate::decode_into(&config, &stream, &shape, &mut samples).map_err(codec_error)?;
     out.copy_from(&samples);

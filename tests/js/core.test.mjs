@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
-import { init, initFullDecoder, isReady, encode, decode, decodeInto, validateConfig } from "../../dist/index.js";
+import { init, initFullDecoder, isReady, encode, encodeInto, decode, decodeInto, validateConfig } from "../../dist/index.js";
 import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
 
 
@@ -255,4 +255,47 @@ test("decodeInto writes exactly decode()'s samples into the caller's buffer, and
   assert.throws(() => decodeInto(config, stream.subarray(0, stream.length - 40), [64, 48], out), (e) => /^jpeg: /.test(e.message));
   assert.throws(() => decodeInto(config, stream, [48, 64], out), (e) => e.kind === "StreamMismatch");
   assert.ok(untouched(out), "a failed decodeInto wrote into the caller's buffer");
+});
+
+test("encodeInto writes exactly encode()'s stream into the caller's buffer and returns its length; a buffer too small is left untouched", async () => {
+  await init();
+  const reused = new Uint8Array(64 * 1024);
+  for (const config of SPEC_EXAMPLES) {
+    const gray = config.encoded_color_space === "grayscale";
+    const shape = gray ? [37, 53] : [37, 53, 3];
+    const data = gradient(37, 53, gray ? 1 : 3);
+    const copy = data.slice();
+    const stream = encode(config, data, shape);
+    reused.fill(7);
+    const n = encodeInto(config, data, shape, reused);
+    assert.equal(n, stream.length);
+    assert.deepEqual(reused.subarray(0, n), stream, JSON.stringify(config));
+    assert.ok(reused.subarray(n).every((v) => v === 7), "encodeInto wrote past the stream");
+    assert.deepEqual(data, copy, "encodeInto changed the samples");
+    // an exact fit, and a view into a larger buffer
+    const exact = new Uint8Array(n);
+    assert.equal(encodeInto(config, data, shape, exact), n);
+    assert.deepEqual(exact, stream);
+    const view = new Uint8Array(n + 20).fill(7).subarray(10, 10 + n);
+    assert.equal(encodeInto(config, data, shape, view), n);
+    assert.deepEqual(view, stream);
+    assert.ok(new Uint8Array(view.buffer, 0, 10).every((v) => v === 7) && new Uint8Array(view.buffer, 10 + n).every((v) => v === 7));
+  }
+  const config = SPEC_EXAMPLES[1];
+  const data = gradient(64, 48, config.encoded_color_space === "grayscale" ? 1 : 3);
+  const shape = config.encoded_color_space === "grayscale" ? [64, 48] : [64, 48, 3];
+  const needed = encode(config, data, shape).length;
+  const small = new Uint8Array(needed - 1).fill(7);
+  assert.throws(
+    () => encodeInto(config, data, shape, small),
+    (e) => e.kind === "InvalidData" && e.message.includes(`output buffer holds ${needed - 1} bytes but the encoded chunk needs ${needed}`),
+  );
+  assert.ok(small.every((v) => v === 7), "a failed encodeInto wrote into the caller's buffer");
+  for (const out of [new Uint8ClampedArray(needed), new Array(needed).fill(0), null]) {
+    assert.throws(() => encodeInto(config, data, shape, out), (e) => e.kind === "InvalidData" && /output buffer must be a Uint8Array/.test(e.message));
+  }
+  const out = new Uint8Array(needed).fill(7);
+  assert.throws(() => encodeInto(config, data.subarray(1), shape, out), (e) => e.kind === "InvalidData");
+  assert.throws(() => encodeInto({ ...config, quality: 0 }, data, shape, out), (e) => e.kind === "InvalidConfiguration");
+  assert.ok(out.every((v) => v === 7), "a failed encodeInto wrote into the caller's buffer");
 });

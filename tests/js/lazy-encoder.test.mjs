@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as zarr from "zarrita";
-import { register, isReady, compiledWasmModule, compiledDecoderModule, compiledFullDecoderModule, isFullDecoderReady, encode, decode } from "../../dist/index.js";
+import { register, isReady, compiledWasmModule, compiledDecoderModule, compiledFullDecoderModule, isFullDecoderReady, encode, encodeInto, decode } from "../../dist/index.js";
 
 const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
 
@@ -41,6 +41,7 @@ test("reading through register() loads the decoder only; the first write loads t
   assert.equal(isFullDecoderReady(), false, "baseline data does not load the full decoder");
   assert.equal(compiledFullDecoderModule(), undefined);
   assert.throws(() => encode(config, data, shape), /encoder is not loaded; call `await init\(\)` first \(initDecoder\(\) loads the decoder only\)/);
+  assert.throws(() => encodeInto(config, data, shape, new Uint8Array(data.length)), /encoder is not loaded; call `await init\(\)` first/);
   // decode() works with the decoder alone.
   assert.deepEqual(decode(config, store.get("/c/0/0/0"), [64, 64, 3]), data);
 

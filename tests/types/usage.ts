@@ -1,7 +1,7 @@
 // Type-checks user code against zarrita's own types, with no casts:
 //   npx tsc -p tests/types     (after `npm run build`)
 import * as zarr from "zarrita";
-import { init, validateConfig } from "../../dist/index.js";
+import { init, validateConfig, encodeInto, decodeInto } from "../../dist/index.js";
 import type { JpegCodecConfiguration } from "../../dist/index.js";
 import { register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
 import type { Registration, RegisterOptions } from "../../dist/index.js";
@@ -37,6 +37,10 @@ export async function write(): Promise<void> {
   const chunk = codec.decode(bytes);
   const samples: Uint8Array = chunk.data;
   void samples;
+  // reused buffers: the stream is streamBuffer.subarray(0, length)
+  const streamBuffer = new Uint8Array(256 * 256 * 3);
+  const length: number = encodeInto(configuration, chunk.data, [256, 256, 3], streamBuffer);
+  decodeInto(configuration, streamBuffer.subarray(0, length), [256, 256, 3], chunk.data);
   const reshape = ReshapeCodec.fromConfig({ shape: [[0, 1], [2], [3]] }, { dataType: "uint8", shape: [4, 64, 64, 3] });
   const b: number[] = reshape.shape;
   const c: number[] = reshapeShape({ shape: [-1, 3] }, [4, 4, 3]);

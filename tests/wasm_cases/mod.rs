@@ -5,7 +5,7 @@
 use js_sys::{Array, Object, Reflect, Uint16Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
-use zarr_jpeg::wasm::{decode, encode, validate_config};
+use zarr_jpeg::wasm::{decode, encode, encode_into, validate_config};
 
 fn json(text: &str) -> JsValue {
     js_sys::JSON::parse(text).unwrap()
@@ -233,6 +233,61 @@ fn encode_reads_a_view_into_a_larger_buffer_in_place() {
         assert!(
             buffer.to_vec() == before,
             "{cfg}: the caller's buffer changed"
+        );
+    }
+}
+
+/// `encode_into` writes the stream `encode` returns into the caller's buffer, at its start,
+/// and returns its length; a buffer one byte short gets an error naming both sizes and is
+/// left as it was.
+#[wasm_bindgen_test]
+fn encode_into_writes_encodes_stream_or_nothing() {
+    for cfg in SPEC_EXAMPLES {
+        let dims: &[u32] = if cfg.contains("grayscale") {
+            &[48, 40]
+        } else {
+            &[48, 40, 3]
+        };
+        let data = samples(dims.iter().product::<u32>() as usize);
+        let stream = encode(json(cfg), data.clone().into(), shape(dims))
+            .unwrap()
+            .to_vec();
+
+        let out = Uint8Array::new_with_length(stream.len() as u32 + 9);
+        out.fill(7, 0, out.length());
+        let len = encode_into(
+            json(cfg),
+            data.clone().into(),
+            shape(dims),
+            out.clone().into(),
+        )
+        .unwrap();
+        assert_eq!(len as usize, stream.len(), "{cfg}");
+        assert!(
+            out.subarray(0, len).to_vec() == stream,
+            "{cfg}: not encode's bytes"
+        );
+        assert!(
+            out.subarray(len, out.length())
+                .to_vec()
+                .iter()
+                .all(|&b| b == 7),
+            "{cfg}: written past the stream"
+        );
+
+        let short = Uint8Array::new_with_length(stream.len() as u32 - 1);
+        short.fill(7, 0, short.length());
+        error_message(
+            encode_into(json(cfg), data.into(), shape(dims), short.clone().into()),
+            &format!(
+                "holds {} bytes but the encoded chunk needs {}",
+                stream.len() - 1,
+                stream.len()
+            ),
+        );
+        assert!(
+            short.to_vec().iter().all(|&b| b == 7),
+            "{cfg}: a failed encode_into wrote"
         );
     }
 }
