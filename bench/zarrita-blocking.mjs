@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Main-thread blocking while zarrita reads a 4096×4096 RGB jpeg array in 256² chunks,
 // decoding on the main thread vs in the worker pool (register(registry, {workers})).
-//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile]
+//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile] [--dist=DIR]
+// --dist reads with another build of the package (default: ../dist), e.g. to alternate two builds.
 // --profile also prints where the main thread spends its time during the reads (V8 CPU
 // profile, self time per function), with and without the pool.
 // --browser also reads the same store in headless Chromium, over HTTP (FetchStore) and from
@@ -13,10 +14,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import { PNG } from "pngjs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import * as zarr from "zarrita";
-import * as pkg from "../dist/index.js";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../dist/zarrita.js")) };
+const distOption = process.argv.find((a) => a.startsWith("--dist="));
+const dist = distOption ? path.resolve(distOption.slice("--dist=".length)) : new URL("../dist", import.meta.url).pathname;
+const pkg = await import(pathToFileURL(path.join(dist, "index.js")).href);
+const api = "register" in pkg ? pkg : { ...pkg, ...(await import(pathToFileURL(path.join(dist, "zarrita.js")).href)) };
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const inBrowser = process.argv.includes("--browser");
 const profiling = process.argv.includes("--profile");
@@ -130,7 +135,6 @@ for (const n of [0, workers]) {
 }
 
 if (inBrowser) {
-  const path = await import("node:path");
   const esbuild = await import("esbuild");
   const FileSystemStore = (await import("@zarrita/storage/fs")).default;
   const { startServer } = await import("../tests/js/helpers/server.mjs");
@@ -138,7 +142,7 @@ if (inBrowser) {
   const repo = new URL("..", import.meta.url).pathname;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-bench-"));
   try {
-    fs.symlinkSync(path.join(repo, "dist"), path.join(dir, "pkg"));
+    fs.symlinkSync(dist, path.join(dir, "pkg"));
     await esbuild.build({ stdin: { contents: 'export * from "zarrita";', resolveDir: repo }, bundle: true, format: "esm", platform: "browser", outfile: path.join(dir, "zarrita.js"), logLevel: "error" });
     const fsStore = new FileSystemStore(path.join(dir, "store"));
     for (const [key, value] of store) await fsStore.set(key, value);
