@@ -22,7 +22,7 @@ const isNode = typeof process !== "undefined" && typeof process.versions?.node =
 async function spawn(url) {
   if (isNode) {
     const { Worker } = await import(NODE_WORKER_THREADS);
-    const worker = new Worker(url ?? new URL("./worker.js", import.meta.url), { execArgv: workerExecArgv(process.execArgv) });
+    const worker = newNodeWorker(Worker, url ?? new URL("./worker.js", import.meta.url), workerExecArgv(process.execArgv));
     return {
       on: (type, fn) => worker.on(type, fn),
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -50,6 +50,18 @@ async function spawn(url) {
     unref() {},
     terminate: () => worker.terminate(),
   };
+}
+
+// Node refuses a worker V8 and process-wide flags (e.g. --max-old-space-size, --expose-gc),
+// which apply to its threads anyway, with an error that names them: start it without them.
+function newNodeWorker(Worker, url, execArgv) {
+  try {
+    return new Worker(url, { execArgv });
+  } catch (error) {
+    if (error?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
+    const refused = new Set(String(error.message).split(": ").slice(1).join(": ").split(", "));
+    return new Worker(url, { execArgv: execArgv.filter((arg) => !refused.has(arg)) });
+  }
 }
 
 // Workers inherit Node's flags, but not those only valid for a main script given as a

@@ -65,17 +65,34 @@ test("clean fallback: an unloadable worker script decodes on the calling thread"
   }
 });
 
-test("idle workers do not keep Node running (process exits without close())", () => {
+function runScript(nodeFlags, body) {
   const script = `
     import * as zarr from "zarrita";
     import * as pkg from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};
     const api = "register" in pkg ? pkg : { ...pkg, ...(await import(${JSON.stringify(new URL("../../dist/zarrita.js", import.meta.url).href)})) };
+    ${body}`;
+  return spawnSync(process.execPath, [...nodeFlags, "--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
+}
+
+test("workers start under V8 and process-wide flags Node refuses a worker (--max-old-space-size, --expose-gc, --stack-size)", () => {
+  const r = runScript(["--max-old-space-size=4096", "--expose-gc", "--stack-size=900", "--no-warnings"], `
+    const h = api.register(zarr.registry, { workers: 1 });
+    await api.init();
+    const s = api.encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
+    const out = await h.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, s, [8, 8]);
+    console.log(h.pool.mode, out.length);
+    await h.close();`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "workers 64");
+});
+
+test("idle workers do not keep Node running (process exits without close())", () => {
+  const r = runScript([], `
     const h = api.register(zarr.registry, { workers: 2 });
     await api.init();
     const s = api.encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
     const out = await h.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, s, [8, 8]);
-    console.log(h.pool.mode, out.length);`;
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
+    console.log(h.pool.mode, out.length);`);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), "workers 64");
 });
