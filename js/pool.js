@@ -125,7 +125,7 @@ export class DecodePool {
 
   #post(id, job) {
     const [config, bytes, shape] = job.args;
-    const copy = bytes.slice();
+    const copy = new Uint8Array(bytes); // not slice(): a Node Buffer's is a view of the caller's memory
     this.#jobs.set(id, job);
     if (job.slot.inflight++ === 0) job.slot.worker.ref();
     job.slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);

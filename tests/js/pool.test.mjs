@@ -53,6 +53,26 @@ test("pool: the caller's bytes are not detached (a copy is transferred) and erro
   }
 });
 
+test("pool: views into a larger buffer (a Node Buffer of a file, a Uint8Array) are copied, never detached", async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    const gray = { quality: 90, encoded_color_space: "grayscale" };
+    const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+    const expected = [...decode(gray, stream, [8, 8])];
+    const file = Buffer.concat([Buffer.alloc(10000, 7), Buffer.from(stream)]);
+    const arrayView = new Uint8Array(file).subarray(10000);
+    for (const bytes of [file.subarray(10000), arrayView]) {
+      const bufferLength = bytes.buffer.byteLength;
+      assert.deepEqual([...(await handle.pool.decode(gray, bytes, [8, 8]))], expected);
+      assert.equal(bytes.buffer.byteLength, bufferLength, `${bytes.constructor.name}'s buffer not detached`);
+      assert.deepEqual([...bytes], [...stream]);
+    }
+  } finally {
+    await handle.close();
+  }
+});
+
 test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
   const s = await store();
   const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
