@@ -73,6 +73,53 @@ test("pool: views into a larger buffer (a Node Buffer of a file, a Uint8Array) a
   }
 });
 
+test("pool: a worker is sent at most 16 chunks before it answers; the others wait, and all settle", async () => {
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/counting-worker.mjs", import.meta.url) });
+  try {
+    const gray = { quality: 90, encoded_color_space: "grayscale" };
+    const results = await Promise.allSettled(Array.from({ length: 100 }, () => handle.pool.decode(gray, new Uint8Array(8), [8, 8])));
+    assert.equal(handle.pool.mode, "workers");
+    assert.ok(results.every((r) => r.status === "rejected" && r.reason.kind === "Probe"));
+    const most = Math.max(...results.map((r) => Number(r.reason.message)));
+    assert.ok(most >= 2 && most <= 16, `at most ${most} chunks in the worker at once`); // MAX_IN_FLIGHT_PER_WORKER
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: a chunk waiting for a worker decodes the bytes as they were when decode() was called", async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+  const expected = [...decode(gray, stream, [8, 8])];
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    await handle.pool.decode(gray, stream, [8, 8]); // the worker started
+    const inputs = Array.from({ length: 40 }, () => stream.slice());
+    const pending = inputs.map((bytes) => handle.pool.decode(gray, bytes, [8, 8]));
+    await new Promise((resolve) => setImmediate(resolve)); // decode() has taken them all
+    for (const bytes of inputs) bytes.fill(0);
+    for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: chunks waiting for a worker that dies, the only one, decode on the calling thread", { timeout: 20000 }, async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+  const expected = [...decode(gray, stream, [8, 8])];
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
+  try {
+    const decoded = await Promise.all(Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])));
+    for (const samples of decoded) assert.deepEqual([...samples], expected);
+    assert.equal(handle.pool.stats.decodedHere, 40);
+  } finally {
+    await handle.close();
+  }
+});
+
 test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
   const s = await store();
   const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
