@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // Main-thread blocking while zarrita reads a 4096×4096 RGB jpeg array in 256² chunks,
 // decoding on the main thread vs in the worker pool (register(registry, {workers})).
-//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile]
+//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile] [--dist=DIR]
+// --dist reads with another build of the package (default: ../dist), e.g. to alternate two builds.
+// --cpu (Linux) also prints the CPU time each read took on the main thread, in the pool's
+// workers and in the process's other threads (V8's GC and compiler helpers), and how long
+// the main thread waited for a core: with as many busy threads as cores or more, the wall
+// time is bounded by their sum over the cores.
 // --profile also prints where the main thread spends its time during the reads (V8 CPU
 // profile, self time per function), with and without the pool.
 // --browser also reads the same store in headless Chromium, over HTTP (FetchStore) and from
@@ -13,13 +18,19 @@
 import fs from "node:fs";
 import os from "node:os";
 import { PNG } from "pngjs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import * as zarr from "zarrita";
-import * as pkg from "../dist/index.js";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../dist/zarrita.js")) };
+const distOption = process.argv.find((a) => a.startsWith("--dist="));
+const dist = distOption ? path.resolve(distOption.slice("--dist=".length)) : new URL("../dist", import.meta.url).pathname;
+const pkg = await import(pathToFileURL(path.join(dist, "index.js")).href);
+const api = "register" in pkg ? pkg : { ...pkg, ...(await import(pathToFileURL(path.join(dist, "zarrita.js")).href)) };
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const inBrowser = process.argv.includes("--browser");
 const profiling = process.argv.includes("--profile");
+const cpuTimes = process.argv.includes("--cpu") && fs.existsSync("/proc/self/task");
+if (process.argv.includes("--cpu") && !cpuTimes) console.log("--cpu: no /proc/self/task here (Linux only); CPU times left out");
 const workers = Number(args[0] ?? os.availableParallelism());
 const rounds = Number(args[1] ?? 3);
 const N = 4096, C = 256;
@@ -66,25 +77,56 @@ async function makeStore() {
 }
 
 async function measure(store, n) {
+  const threadsBefore = cpuTimes ? threadTimes() : null;
   const handle = api.register(zarr.registry, n > 0 ? { workers: n } : {});
   const arr = await zarr.open(store, { kind: "array" });
   await zarr.get(arr, [zarr.slice(0, C), zarr.slice(0, C), null]); // warm up: wasm + workers started
+  const poolThreads = cpuTimes ? [...threadTimes().keys()].filter((tid) => !threadsBefore.has(tid)) : [];
   const results = [];
   const profiler = profiling ? await startProfile() : null;
   for (let r = 0; r < rounds; r++) {
+    const before = cpuTimes ? threadTimes() : null;
     const stop = monitor();
     const t0 = performance.now();
     const out = await zarr.get(arr, [null, null, null]);
     const wall = performance.now() - t0;
     const m = stop();
     if (out.data.length !== N * N * 3) throw new Error("short read");
-    results.push({ wall, ...m });
+    results.push({ wall, ...m, ...(cpuTimes ? cpuPerThreadKind(before, threadTimes(), poolThreads) : {}) });
   }
   const top = profiler ? await profiler.stop(rounds) : null;
   const mode = handle.pool?.mode ?? "main thread";
   await handle.close();
   const med = (key) => results.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
-  return { mode, wall: med("wall"), longest: med("longest"), tbt: med("tbt"), over16: med("over16"), top };
+  const cpu = cpuTimes ? { main: med("main"), mainWait: med("mainWait"), workers: med("workers"), others: med("others") } : null;
+  return { mode, wall: med("wall"), longest: med("longest"), tbt: med("tbt"), over16: med("over16"), top, cpu };
+}
+
+// CPU time (ms) each thread of this process has run, and waited for a core, by thread id
+// (Linux: /proc/self/task/<tid>/schedstat).
+function threadTimes() {
+  const times = new Map();
+  for (const tid of fs.readdirSync("/proc/self/task")) {
+    try {
+      const [run, wait] = fs.readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ").map(Number);
+      times.set(tid, { run: run / 1e6, wait: wait / 1e6 });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return times;
+}
+
+function cpuPerThreadKind(before, after, poolThreads) {
+  const delta = (tid, key) => (after.get(tid)?.[key] ?? 0) - (before.get(tid)?.[key] ?? 0);
+  const main = String(process.pid);
+  let workers = 0, others = 0;
+  for (const tid of after.keys()) {
+    if (tid === main) continue;
+    if (poolThreads.includes(tid)) workers += delta(tid, "run");
+    else others += delta(tid, "run");
+  }
+  return { main: delta(main, "run"), mainWait: delta(main, "wait"), workers, others };
 }
 
 // A V8 CPU profile of this (the main) thread; stop() gives the top functions by self time.
@@ -126,11 +168,14 @@ for (const n of [0, workers]) {
     `${n === 0 ? "no pool           " : `pool, ${n} worker${n > 1 ? "s" : ""}      `.slice(0, 18)} (${r.mode}): wall ${r.wall.toFixed(0)} ms, ` +
       `longest main-thread block ${r.longest.toFixed(1)} ms, total blocking time ${r.tbt.toFixed(0)} ms, time in >16 ms blocks ${r.over16.toFixed(0)} ms`,
   );
+  if (r.cpu) {
+    const { main, mainWait, workers, others } = r.cpu;
+    console.log(`  CPU per read (medians): main thread ${main.toFixed(0)} ms (waited for a core ${mainWait.toFixed(0)} ms), pool workers ${workers.toFixed(0)} ms, other threads ${others.toFixed(0)} ms; total ${(main + workers + others).toFixed(0)} ms`);
+  }
   if (r.top) console.log(`  main thread, self time (wasm functions are the decoder):\n${r.top.join("\n")}`);
 }
 
 if (inBrowser) {
-  const path = await import("node:path");
   const esbuild = await import("esbuild");
   const FileSystemStore = (await import("@zarrita/storage/fs")).default;
   const { startServer } = await import("../tests/js/helpers/server.mjs");
@@ -138,7 +183,7 @@ if (inBrowser) {
   const repo = new URL("..", import.meta.url).pathname;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-bench-"));
   try {
-    fs.symlinkSync(path.join(repo, "dist"), path.join(dir, "pkg"));
+    fs.symlinkSync(dist, path.join(dir, "pkg"));
     await esbuild.build({ stdin: { contents: 'export * from "zarrita";', resolveDir: repo }, bundle: true, format: "esm", platform: "browser", outfile: path.join(dir, "zarrita.js"), logLevel: "error" });
     const fsStore = new FileSystemStore(path.join(dir, "store"));
     for (const [key, value] of store) await fsStore.set(key, value);

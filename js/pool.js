@@ -17,12 +17,16 @@ import {
 } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
+// Chunks sent to a worker before it answers; the rest wait here. Enough to keep a worker busy
+// through the calling thread's pauses; few enough that Node, which handles every message
+// already queued on a port in one go, does not block this thread through a whole read.
+const MAX_IN_FLIGHT_PER_WORKER = 16;
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
 
 async function spawn(url) {
   if (isNode) {
     const { Worker } = await import(NODE_WORKER_THREADS);
-    const worker = new Worker(url ?? new URL("./worker.js", import.meta.url), { execArgv: workerExecArgv(process.execArgv) });
+    const worker = newNodeWorker(Worker, url ?? new URL("./worker.js", import.meta.url), workerExecArgv(process.execArgv));
     return {
       on: (type, fn) => worker.on(type, fn),
       post: (message, transfer) => worker.postMessage(message, transfer),
@@ -52,6 +56,18 @@ async function spawn(url) {
   };
 }
 
+// Node refuses a worker V8 and process-wide flags (e.g. --max-old-space-size, --expose-gc),
+// which apply to its threads anyway, with an error that names them: start it without them.
+function newNodeWorker(Worker, url, execArgv) {
+  try {
+    return new Worker(url, { execArgv });
+  } catch (error) {
+    if (error?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
+    const refused = new Set(String(error.message).split(": ").slice(1).join(": ").split(", "));
+    return new Worker(url, { execArgv: execArgv.filter((arg) => !refused.has(arg)) });
+  }
+}
+
 // Workers inherit Node's flags, but not those only valid for a main script given as a
 // string (`node --input-type=module -e …`), which make the worker fail to start.
 function workerExecArgv(argv) {
@@ -68,6 +84,11 @@ function workerExecArgv(argv) {
   return out;
 }
 
+// Not slice(): a Node Buffer's is a view of the caller's memory, which the transfer would detach.
+function copyOf(bytes) {
+  return new Uint8Array(bytes);
+}
+
 function rebuildError({ message, kind }) {
   const error = new Error(message);
   if (kind !== undefined) error.kind = kind;
@@ -79,6 +100,7 @@ export class DecodePool {
   #url;
   #workers = null; // Promise<Array<slot>>
   #jobs = new Map();
+  #waiting = []; // [id, job]: for a worker with fewer than MAX_IN_FLIGHT_PER_WORKER chunks
   #nextId = 1;
   #fullDecoder = null; // Promise: the full decoder loaded on this thread
   /** "workers" once at least one worker answered, "main-thread" after falling back. */
@@ -102,8 +124,21 @@ export class DecodePool {
     const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#post(id, { resolve, reject, slot, args: [config, bytes, shape], retried: false });
+      const job = { resolve, reject, slot, args: [config, bytes, shape], retried: false };
+      if (slot.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#post(id, job);
+      else {
+        job.copy = copyOf(bytes); // the bytes as they are now, as if sent now
+        this.#waiting.push([id, job]);
+      }
     });
+  }
+
+  // A worker answered: send it the next waiting chunk.
+  #sendWaiting(slot) {
+    if (this.#waiting.length === 0) return;
+    const [id, job] = this.#waiting.shift();
+    job.slot = slot;
+    this.#post(id, job);
   }
 
   #decodeHere(config, bytes, shape) {
@@ -113,7 +148,8 @@ export class DecodePool {
 
   #post(id, job) {
     const [config, bytes, shape] = job.args;
-    const copy = bytes.slice();
+    const copy = job.copy ?? copyOf(bytes);
+    job.copy = null; // transferred
     this.#jobs.set(id, job);
     if (job.slot.inflight++ === 0) job.slot.worker.ref();
     job.slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);
@@ -185,7 +221,9 @@ export class DecodePool {
         const job = this.#jobs.get(message.id);
         if (!job) return;
         this.#jobs.delete(message.id);
-        if (--slot.inflight === 0) worker.unref();
+        slot.inflight--;
+        this.#sendWaiting(slot);
+        if (slot.inflight === 0) worker.unref();
         if (message.error && needsFullDecoder(message.error)) {
           if (!job.retried) this.#retryWithFullDecoder(message.id, job);
           else job.resolve(this.#decodeHere(...job.args));
@@ -220,6 +258,10 @@ export class DecodePool {
       if (job.slot !== slot) continue;
       this.#jobs.delete(id);
       job.resolve(this.#decodeHere(...job.args));
+    }
+    // No worker is left to send the waiting chunks to.
+    if (workers?.length === 0) {
+      for (const [, job] of this.#waiting.splice(0)) job.resolve(this.#decodeHere(...job.args));
     }
   }
 

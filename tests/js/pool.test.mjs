@@ -53,6 +53,73 @@ test("pool: the caller's bytes are not detached (a copy is transferred) and erro
   }
 });
 
+test("pool: views into a larger buffer (a Node Buffer of a file, a Uint8Array) are copied, never detached", async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    const gray = { quality: 90, encoded_color_space: "grayscale" };
+    const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+    const expected = [...decode(gray, stream, [8, 8])];
+    const file = Buffer.concat([Buffer.alloc(10000, 7), Buffer.from(stream)]);
+    const arrayView = new Uint8Array(file).subarray(10000);
+    for (const bytes of [file.subarray(10000), arrayView]) {
+      const bufferLength = bytes.buffer.byteLength;
+      assert.deepEqual([...(await handle.pool.decode(gray, bytes, [8, 8]))], expected);
+      assert.equal(bytes.buffer.byteLength, bufferLength, `${bytes.constructor.name}'s buffer not detached`);
+      assert.deepEqual([...bytes], [...stream]);
+    }
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: a worker is sent at most 16 chunks before it answers; the others wait, and all settle", async () => {
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/counting-worker.mjs", import.meta.url) });
+  try {
+    const gray = { quality: 90, encoded_color_space: "grayscale" };
+    const results = await Promise.allSettled(Array.from({ length: 100 }, () => handle.pool.decode(gray, new Uint8Array(8), [8, 8])));
+    assert.equal(handle.pool.mode, "workers");
+    assert.ok(results.every((r) => r.status === "rejected" && r.reason.kind === "Probe"));
+    const most = Math.max(...results.map((r) => Number(r.reason.message)));
+    assert.ok(most >= 2 && most <= 16, `at most ${most} chunks in the worker at once`); // MAX_IN_FLIGHT_PER_WORKER
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: a chunk waiting for a worker decodes the bytes as they were when decode() was called", async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+  const expected = [...decode(gray, stream, [8, 8])];
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    await handle.pool.decode(gray, stream, [8, 8]); // the worker started
+    const inputs = Array.from({ length: 40 }, () => stream.slice());
+    const pending = inputs.map((bytes) => handle.pool.decode(gray, bytes, [8, 8]));
+    await new Promise((resolve) => setImmediate(resolve)); // decode() has taken them all
+    for (const bytes of inputs) bytes.fill(0);
+    for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);
+  } finally {
+    await handle.close();
+  }
+});
+
+test("pool: chunks waiting for a worker that dies, the only one, decode on the calling thread", { timeout: 20000 }, async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+  const expected = [...decode(gray, stream, [8, 8])];
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
+  try {
+    const decoded = await Promise.all(Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])));
+    for (const samples of decoded) assert.deepEqual([...samples], expected);
+    assert.equal(handle.pool.stats.decodedHere, 40);
+  } finally {
+    await handle.close();
+  }
+});
+
 test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
   const s = await store();
   const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
@@ -65,17 +132,34 @@ test("clean fallback: an unloadable worker script decodes on the calling thread"
   }
 });
 
-test("idle workers do not keep Node running (process exits without close())", () => {
+function runScript(nodeFlags, body) {
   const script = `
     import * as zarr from "zarrita";
     import * as pkg from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};
     const api = "register" in pkg ? pkg : { ...pkg, ...(await import(${JSON.stringify(new URL("../../dist/zarrita.js", import.meta.url).href)})) };
+    ${body}`;
+  return spawnSync(process.execPath, [...nodeFlags, "--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
+}
+
+test("workers start under V8 and process-wide flags Node refuses a worker (--max-old-space-size, --expose-gc, --stack-size)", () => {
+  const r = runScript(["--max-old-space-size=4096", "--expose-gc", "--stack-size=900", "--no-warnings"], `
+    const h = api.register(zarr.registry, { workers: 1 });
+    await api.init();
+    const s = api.encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
+    const out = await h.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, s, [8, 8]);
+    console.log(h.pool.mode, out.length);
+    await h.close();`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "workers 64");
+});
+
+test("idle workers do not keep Node running (process exits without close())", () => {
+  const r = runScript([], `
     const h = api.register(zarr.registry, { workers: 2 });
     await api.init();
     const s = api.encode({ quality: 90, encoded_color_space: "grayscale" }, new Uint8Array(64), [8, 8]);
     const out = await h.pool.decode({ quality: 90, encoded_color_space: "grayscale" }, s, [8, 8]);
-    console.log(h.pool.mode, out.length);`;
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
+    console.log(h.pool.mode, out.length);`);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), "workers 64");
 });
