@@ -135,7 +135,7 @@ export class DecodePool {
 
   // A worker answered: send it the next waiting chunk.
   #sendWaiting(slot) {
-    if (this.#waiting.length === 0) return;
+    if (this.#waiting.length === 0 || !slot.alive) return;
     const [id, job] = this.#waiting.shift();
     job.slot = slot;
     this.#post(id, job);
@@ -257,15 +257,25 @@ export class DecodePool {
     for (const [id, job] of this.#jobs) {
       if (job.slot !== slot) continue;
       this.#jobs.delete(id);
-      job.resolve(this.#decodeHere(...job.args));
+      this.#finishHere(job);
     }
     // No worker is left to send the waiting chunks to.
     if (workers?.length === 0) {
-      for (const [, job] of this.#waiting.splice(0)) job.resolve(this.#decodeHere(...job.args));
+      for (const [, job] of this.#waiting.splice(0)) this.#finishHere(job);
     }
   }
 
-  /** Terminates the workers; later decodes start a fresh pool. */
+  // A chunk no worker will answer: decoded on this thread, from the copy taken while it
+  // waited if it has one.
+  #finishHere(job) {
+    const [config, bytes, shape] = job.args;
+    job.resolve(this.#decodeHere(config, job.copy ?? bytes, shape));
+  }
+
+  /**
+   * Terminates the workers; later decodes start a fresh pool. Chunks they had not answered,
+   * and those waiting for them, decode on this thread, so no read is left pending.
+   */
   async close() {
     const workers = this.#workers ? await this.#workers : [];
     this.#workers = null;
@@ -274,5 +284,15 @@ export class DecodePool {
       slot.alive = false;
       await slot.worker.terminate();
     }
+    // (a decode() during the awaits above went to a fresh pool: only the closed workers' jobs)
+    const closed = new Set(workers);
+    for (const [id, job] of this.#jobs) {
+      if (!closed.has(job.slot)) continue;
+      this.#jobs.delete(id);
+      this.#finishHere(job);
+    }
+    const waiting = this.#waiting;
+    this.#waiting = waiting.filter(([, job]) => !closed.has(job.slot));
+    for (const [, job] of waiting) if (closed.has(job.slot)) this.#finishHere(job);
   }
 }

@@ -27,13 +27,17 @@ export interface DecodePool {
   /** Workers handed the full decoder (loaded when a chunk needs it), and chunks decoded on the calling thread. */
   readonly stats: { readonly fullDecoderWorkers: number; readonly decodedHere: number };
   decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
+  /** Terminates the workers; chunks they had not answered decode on the calling thread. */
   close(): Promise<void>;
 }
 
 export interface Registration {
   /** The decode pool, when `workers` > 0. */
   readonly pool: DecodePool | null;
-  /** Terminates the pool's workers (idle workers never keep Node running). */
+  /**
+   * Terminates the pool's workers (idle workers never keep Node running); chunks they had
+   * not answered decode on the calling thread, so no read is left pending.
+   */
   close(): Promise<void>;
 }
 

@@ -120,6 +120,20 @@ test("pool: chunks waiting for a worker that dies, the only one, decode on the c
   }
 });
 
+test("pool: close() decodes on the calling thread the chunks its workers had not answered, sent or waiting", { timeout: 20000 }, async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+  const expected = [...decode(gray, stream, [8, 8])];
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/silent-worker.mjs", import.meta.url) });
+  const pending = Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])); // 16 sent, 24 waiting
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the worker has started and holds its 16
+  assert.equal(handle.pool.mode, "workers");
+  await handle.close();
+  for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);
+  assert.equal(handle.pool.stats.decodedHere, 40);
+});
+
 test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
   const s = await store();
   const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
