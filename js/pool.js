@@ -119,7 +119,8 @@ export class DecodePool {
 
   /** Decodes in a worker; resolves to the C-order samples. */
   async decode(config, bytes, shape) {
-    const workers = await this.#start();
+    // (a worker that died stays in the list until #retire takes it out)
+    const workers = (await this.#start()).filter((w) => w.alive);
     if (workers.length === 0) return this.#decodeHere(config, bytes, shape);
     const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
     const id = this.#nextId++;
