@@ -116,6 +116,25 @@ fn check_output_len(len: usize, sample_count: usize) -> Result<()> {
     Ok(())
 }
 
+/// Checks that an output buffer of `len` bytes holds exactly the chunk's samples, before
+/// anything is allocated for it (`decodeInto` stages the samples in wasm memory).
+pub fn check_output(config: &JpegConfig, shape: &[u64], len: usize) -> Result<()> {
+    check_output_len(len, ChunkLayout::for_config(shape, config)?.sample_count())
+}
+
+/// `len` zeroed bytes, or an error naming `what` if memory cannot hold them (`vec!` would
+/// panic past `isize::MAX` and abort when the allocation fails: a trap in wasm).
+pub fn zeroed_bytes(len: usize, what: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if bytes.try_reserve_exact(len).is_err() {
+        return Err(CodecError::data(format!(
+            "{what} holds {len} bytes, more than this platform's memory can take"
+        )));
+    }
+    bytes.resize(len, 0);
+    Ok(bytes)
+}
+
 /// Decodes `stream` into `out`, which must hold exactly the chunk's samples.
 pub fn decode_into(
     config: &JpegConfig,

@@ -37,7 +37,7 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::{decode, decode_into, decode_to_sink, SampleSink};
+pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes, SampleSink};
 #[cfg(feature = "encoder")]
 pub use encode::{check_stream_fits, encode, encode_from, SampleSource};
 pub use error::{CodecError, ErrorKind};

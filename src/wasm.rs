@@ -179,7 +179,10 @@ pub fn decode_into(
     let shape = parse_shape(&shape)?;
     let stream = bytes(&stream, "the encoded chunk")?;
     let out = uint8_array(&out, "the output buffer")?;
-    let mut samples = vec![0u8; out.length() as usize];
+    // checked before the staging buffer is allocated: a huge `out` is an error, not a trap
+    let len = out.length() as usize;
+    crate::check_output(&config, &shape, len).map_err(codec_error)?;
+    let mut samples = crate::zeroed_bytes(len, "the output buffer").map_err(codec_error)?;
     crate::decode_into(&config, &stream, &shape, &mut samples).map_err(codec_error)?;
     out.copy_from(&samples);
     Ok(())
@@ -221,8 +224,12 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
 }
 
 /// Copies a `Uint8Array` into wasm memory; anything else is rejected as [`uint8_array`] does.
+/// (Not `to_vec`, which panics on an array larger than wasm memory can hold.)
 fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
-    uint8_array(value, what).map(Uint8Array::to_vec)
+    let array = uint8_array(value, what)?;
+    let mut bytes = crate::zeroed_bytes(array.length() as usize, what).map_err(codec_error)?;
+    array.copy_to(&mut bytes);
+    Ok(bytes)
 }
 
 /// A `Uint8Array`; anything else (other typed arrays included) is rejected rather than

@@ -257,6 +257,20 @@ test("decodeInto writes exactly decode()'s samples into the caller's buffer, and
   assert.ok(untouched(out), "a failed decodeInto wrote into the caller's buffer");
 });
 
+test("arrays larger than wasm memory can take are errors, not traps, and a wrong-size output buffer is refused before anything is allocated", async () => {
+  await init();
+  const config = { quality: 90, encoded_color_space: "grayscale" };
+  const stream = encode(config, new Uint8Array(256).fill(9), [16, 16]);
+  const huge = new Uint8Array(2 ** 31 + 5); // untouched pages: no real memory
+  huge.set(stream);
+  const noTrap = (e) => !/trapped/.test(e.message);
+  assert.throws(() => decode(config, huge, [16, 16]), (e) => noTrap(e) && e.kind === "InvalidData" && /the encoded chunk holds 2147483653 bytes, more than this platform's memory can take/.test(e.message));
+  assert.throws(() => decodeInto(config, huge, [16, 16], new Uint8Array(256)), (e) => noTrap(e) && e.kind === "InvalidData");
+  assert.throws(() => decodeInto(config, stream, [16, 16], huge), (e) => noTrap(e) && e.kind === "InvalidData" && /output buffer holds 2147483653 bytes but the chunk shape needs 256/.test(e.message));
+  assert.equal(huge[300], 0, "a refused output buffer was written");
+  assert.equal(decode(config, stream, [16, 16]).length, 256);
+});
+
 test("encodeInto writes exactly encode()'s stream into the caller's buffer and returns its length; a buffer too small is left untouched", async () => {
   await init();
   const reused = new Uint8Array(64 * 1024);
