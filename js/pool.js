@@ -255,14 +255,19 @@ export class DecodePool {
     if (i >= 0) workers.splice(i, 1);
     slot.worker.terminate();
     await initDecoder();
-    for (const [id, job] of this.#jobs) {
-      if (job.slot !== slot) continue;
-      this.#jobs.delete(id);
-      this.#finishHere(job);
-    }
+    this.#finishSentTo(new Set([slot]));
     // No worker is left to send the waiting chunks to.
     if (workers?.length === 0) {
       for (const [, job] of this.#waiting.splice(0)) this.#finishHere(job);
+    }
+  }
+
+  // The chunks sent to these workers, which will not answer them, finish on this thread.
+  #finishSentTo(slots) {
+    for (const [id, job] of this.#jobs) {
+      if (!slots.has(job.slot)) continue;
+      this.#jobs.delete(id);
+      this.#finishHere(job);
     }
   }
 
@@ -287,11 +292,7 @@ export class DecodePool {
     }
     // (a decode() during the awaits above went to a fresh pool: only the closed workers' jobs)
     const closed = new Set(workers);
-    for (const [id, job] of this.#jobs) {
-      if (!closed.has(job.slot)) continue;
-      this.#jobs.delete(id);
-      this.#finishHere(job);
-    }
+    this.#finishSentTo(closed);
     const waiting = this.#waiting;
     this.#waiting = waiting.filter(([, job]) => !closed.has(job.slot));
     for (const [, job] of waiting) if (closed.has(job.slot)) this.#finishHere(job);
