@@ -87,11 +87,16 @@ test("pool: a worker is sent at most 16 chunks before it answers; the others wai
   }
 });
 
-test("pool: a chunk waiting for a worker decodes the bytes as they were when decode() was called", async () => {
+/** An 8×8 grayscale stream and its samples as decode() on this thread gives them. */
+async function grayChunk() {
   await init();
   const gray = { quality: 90, encoded_color_space: "grayscale" };
   const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
-  const expected = [...decode(gray, stream, [8, 8])];
+  return { gray, stream, expected: [...decode(gray, stream, [8, 8])] };
+}
+
+test("pool: a chunk waiting for a worker decodes the bytes as they were when decode() was called", async () => {
+  const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1 });
   try {
     await handle.pool.decode(gray, stream, [8, 8]); // the worker started
@@ -106,10 +111,7 @@ test("pool: a chunk waiting for a worker decodes the bytes as they were when dec
 });
 
 test("pool: chunks waiting for a worker that dies, the only one, decode on the calling thread", { timeout: 20000 }, async () => {
-  await init();
-  const gray = { quality: 90, encoded_color_space: "grayscale" };
-  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
-  const expected = [...decode(gray, stream, [8, 8])];
+  const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
   try {
     const decoded = await Promise.all(Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])));
@@ -121,10 +123,7 @@ test("pool: chunks waiting for a worker that dies, the only one, decode on the c
 });
 
 test("pool: close() decodes on the calling thread the chunks its workers had not answered, sent or waiting", { timeout: 20000 }, async () => {
-  await init();
-  const gray = { quality: 90, encoded_color_space: "grayscale" };
-  const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
-  const expected = [...decode(gray, stream, [8, 8])];
+  const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/silent-worker.mjs", import.meta.url) });
   const pending = Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])); // 16 sent, 24 waiting
   await new Promise((resolve) => setTimeout(resolve, 200)); // the worker has started and holds its 16
