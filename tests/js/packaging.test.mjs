@@ -69,7 +69,7 @@ before(async () => {
   const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", project], { cwd: root, encoding: "utf8" }));
   const tarball = path.join(project, packed[0].filename);
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: project, stdio: "pipe" });
+  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: project, stdio: "pipe" });
   // zarrita is the viewer's own (a peer dependency): link the repository's copy.
   for (const dep of ["zarrita", "@zarrita", "numcodecs", "typescript"]) {
     const target = path.join(project, "node_modules", dep);
