@@ -1,6 +1,7 @@
 //! Differential test of the baseline decoder (src/baseline/) against the zune-jpeg path
 //! of `decode::decode_checked`: every fixture, streams from our encoder (all eight
-//! sampling schemes, `rgb`, grayscale; 1×1 to 64×48), libjpeg-turbo streams with restart
+//! sampling schemes, `rgb`, grayscale; 1×1 to 300×13, the taller ones with our restart
+//! intervals, decoded two at a time), libjpeg-turbo streams with restart
 //! intervals, and mutations of all of them (truncations, bit flips, bytes set to
 //! 0xFF/0x00/marker values, markers inserted, restart markers renumbered or dropped).
 //!
@@ -210,6 +211,29 @@ fn encoded() -> Vec<Case> {
                         clean_baseline: true,
                     });
                 }
+            }
+        }
+    }
+    // taller than one restart interval (64 rows): restart intervals of whole MCU rows,
+    // decoded two at a time, with rows left over after the pairs at every height here
+    for (i, &(h, w)) in [(65, 9), (150, 37), (200, 20), (300, 13)]
+        .iter()
+        .enumerate()
+    {
+        for pattern in [6, 7] {
+            for (label, json, c) in encoder_configs(75) {
+                let samples = pattern_image(pattern, h, w, c, (i * 17 + pattern) as u64);
+                let shape: Vec<u64> = if c == 1 {
+                    vec![h as u64, w as u64]
+                } else {
+                    vec![h as u64, w as u64, c as u64]
+                };
+                let stream = zarr_jpeg::encode(&config(&json), &samples, &shape).unwrap();
+                out.push(Case {
+                    name: format!("encode {label} q75 {h}x{w} pattern {pattern}"),
+                    stream,
+                    clean_baseline: true,
+                });
             }
         }
     }

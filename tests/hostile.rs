@@ -3,6 +3,8 @@
 //! stream claiming a huge image, peak memory while decoding, thousands of restart
 //! markers, scans and segments), and encode never writing wrong data.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::time::{Duration, Instant};
@@ -340,6 +342,44 @@ fn decode_peak_memory_is_a_small_multiple_of_the_chunk() {
     eprintln!(
         "decode progressive 47×61×3: chunk {} B, peak heap {peak} B",
         out.len()
+    );
+}
+
+/// A DRI of whole MCU rows is decoded two intervals at a time, but only where the two
+/// intervals' row buffers stay small (4 MiB): a stream whose interval is 512 rows of a
+/// 4096-wide image (8.4 MB of buffers for a pair) decodes a row at a time, with the
+/// memory of any other chunk, to djpeg's samples within the IDCTs' rounding.
+#[test]
+fn long_restart_intervals_are_not_buffered_in_pairs() {
+    use jpeg_encoder::{ColorType, Encoder};
+    let (height, width) = (1024usize, 4096usize);
+    let data = common::noise(height * width, 11);
+    let mut stream = Vec::new();
+    let mut encoder = Encoder::new(&mut stream, 75);
+    encoder.set_optimized_huffman_tables(true);
+    encoder.set_restart_interval(64 * (width / 8) as u16); // 64 MCU rows: 512 image rows
+    encoder
+        .encode(&data, width as u16, height as u16, ColorType::Luma)
+        .unwrap();
+    let (out, peak) = peak_during(|| {
+        zarr_jpeg::decode(&gray(), &stream, &[height as u64, width as u64]).unwrap()
+    });
+    let size = height * width;
+    // the chunk, the stream's destuffed copy and its bytes read from JavaScript, 2 MiB more
+    assert!(
+        peak < size + 2 * stream.len() + (2 << 20),
+        "peak heap {peak} B for a {size} B chunk (stream {} B)",
+        stream.len()
+    );
+    // (the two decoders' IDCTs round differently, as in tests/interop.rs)
+    let theirs = common::djpeg(&stream).samples;
+    let (max, mean) = (
+        common::max_abs_diff(&out, &theirs),
+        common::mean_abs_diff(&out, &theirs),
+    );
+    assert!(
+        max <= 4 && mean <= 0.5,
+        "|ours - djpeg|: max {max}, mean {mean:.3}"
     );
 }
 

@@ -12,6 +12,9 @@
 //! number of magnitude bits still to read), end-of-block and ZRL included; codes longer
 //! than 10 bits go through zune's own code-length search. AC entries hold a second symbol
 //! too wherever it fits in the 10 bits, so that short symbols take one look-up per pair.
+//! Each look-up waits for the previous code's length, so a block is one chain of dependent
+//! loads; where two restart intervals are decoded together (`scan.rs`), their blocks are
+//! decoded in pairs (`decode_block_pair`), the two chains' steps interleaved.
 //!
 //! It is built so that whenever it finishes, zune-jpeg's standard path would have decoded
 //! the same coefficients into the same places and produced the same output: it accepts a
@@ -421,6 +424,17 @@ impl ScanControl {
     pub(crate) fn ended(&self) -> bool {
         self.ended
     }
+
+    /// Where the next restart interval starts, if there is one: the position `restart`
+    /// moves to at the end of the current one.
+    pub(crate) fn next_start(&self) -> Option<Bits> {
+        if self.ended || self.seg + 1 >= self.seg_ends.len() {
+            return None;
+        }
+        Some(Bits {
+            pos: self.seg_ends.get(self.seg)? * 8,
+        })
+    }
 }
 
 /// A block decoder over the bytes of a `FastScan`.
@@ -434,39 +448,34 @@ impl<'a> BlockDecoder<'a> {
     pub(crate) fn new(data: &'a [u8], bits: Bits) -> BlockDecoder<'a> {
         BlockDecoder { data, bits }
     }
+}
 
-    /// The bit buffer at bit position `pos`: the next 56 to 63 bits top-aligned, then a 1
-    /// (the marker), then zeros. The marker moves up with every shift, so the bits left
-    /// are 63 - trailing_zeros and the position is `pos & !7` + trailing_zeros: the block
-    /// loop updates no count and no position per code (V8 kept them on the stack).
-    #[inline(always)]
-    fn refill(&self, pos: usize) -> u64 {
-        let s = (pos & 7) as u32;
-        (load_be(self.data, pos >> 3) << s) | (1 << s)
-    }
+/// The bit buffer at bit position `pos`: the next 56 to 63 bits top-aligned, then a 1
+/// (the marker), then zeros. The marker moves up with every shift, so the bits left
+/// are 63 - trailing_zeros and the position is `pos & !7` + trailing_zeros: the block
+/// loop updates no count and no position per code (V8 kept them on the stack).
+#[inline(always)]
+fn refill(data: &[u8], pos: usize) -> u64 {
+    let s = (pos & 7) as u32;
+    (load_be(data, pos >> 3) << s) | (1 << s)
+}
 
-    /// Decodes one block into `block` (zeroed by the caller, natural order, dequantised)
-    /// and updates `dc_pred`; returns zune's `decode_mcu_block` result: the zig-zag index
-    /// after the last coefficient (EOB position, or 64).
-    #[inline(always)]
-    fn decode_block_inner(
-        &mut self,
-        t: &ComponentTables,
-        block: &mut [i32; 64],
-        dc_pred: &mut i32,
-    ) -> Result<usize, Abandon> {
-        // bit position of the buffer's byte: the position is `base + buf.trailing_zeros()`
-        let mut base = self.bits.pos & !7;
-        let mut buf = self.refill(self.bits.pos);
+// The stages of one block's decoding, as macros over the caller's locals (a lane: `base`,
+// `buf`, `pos`, `block`), so that `decode_block` and `decode_block_pair` share them and
+// keep every lane's state in locals (the bit buffer in a register in V8's code).
 
-        // DC (at most 31 bits of the 56 or more)
-        let e = t.dc[(buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+/// DC: decodes the difference (at most 31 bits of the 56 or more in `buf`), updates the
+/// prediction and writes the dequantised coefficient.
+macro_rules! dc {
+    ($t:expr, $buf:ident, $block:expr, $pred:ident) => {{
+        let t: &ComponentTables = $t;
+        let e = t.dc[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
         let diff = if e & (EXTRA | LONG) == 0 {
-            buf <<= e & 31;
+            $buf <<= e & 31;
             (e as i32) >> 16
         } else {
             let (len, s) = if e & LONG != 0 {
-                let packed = decode_long(&t.dc_long, (buf >> 48) as u32, (e >> 8) & 31);
+                let packed = decode_long(&t.dc_long, ($buf >> 48) as u32, (e >> 8) & 31);
                 if packed == 0 {
                     return Err(Abandon);
                 }
@@ -477,111 +486,183 @@ impl<'a> BlockDecoder<'a> {
             if s > 15 {
                 return Err(Abandon);
             }
-            buf <<= len;
+            $buf <<= len;
             if s == 0 {
                 0
             } else {
-                let v = magnitude(buf, s);
-                buf <<= s;
+                let v = magnitude($buf, s);
+                $buf <<= s;
                 v
             }
         };
-        *dc_pred = dc_pred.wrapping_add(diff);
-        block[0] = dc_pred.wrapping_mul(t.qt_zz[0]);
+        $pred = $pred.wrapping_add(diff);
+        $block[0] = $pred.wrapping_mul(t.qt_zz[0]);
+    }};
+}
 
-        // AC
-        let mut pos = 1_usize;
-        macro_rules! ac_code {
-            ($e:ident, $buf:ident) => {{
-                let e = $e;
-                let (run, value);
-                if e & (EXTRA | LONG) == 0 {
-                    $buf <<= e & 31;
-                    run = (e >> 8) & 0xFF;
-                    value = (e as i32) >> 16;
-                } else {
-                    let (len, rs) = if e & LONG != 0 {
-                        let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
-                        if packed == 0 {
-                            return Err(Abandon);
-                        }
-                        (packed >> 8, packed & 0xFF)
-                    } else {
-                        (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
-                    };
-                    let s = rs & 15;
-                    let r = rs >> 4;
-                    $buf <<= len;
-                    if s == 0 {
-                        run = if r == 15 { 15 } else { EOB_RUN };
-                        value = 0;
-                    } else {
-                        run = r;
-                        value = magnitude($buf, s);
-                        $buf <<= s;
-                    }
-                }
-                // EOB writes a zero at the current position (still zero) and leaves
-                // pos ≥ 129; ZRL writes a zero 15 places on; a run past 63 leaves pos in
-                // 65..=79.
-                pos += run as usize;
-                let z = pos & 63;
-                block[usize::from(NATURAL[z]) & 63] = value.wrapping_mul(t.qt_zz[z]);
-                pos += 1;
-            }};
+/// One step of the AC loop (`$pos < 64`): one or two symbols from the paired table, or
+/// one from the single table (EXTRA, LONG, the block's last position).
+macro_rules! ac_step {
+    ($t:expr, $data:expr, $base:ident, $buf:ident, $pos:ident, $block:expr) => {{
+        let t: &ComponentTables = $t;
+        // fewer than FAST_BITS bits left (the marker in the top FAST_BITS + 1): reload
+        if $buf << FAST_BITS == 0 {
+            let p = $base + $buf.trailing_zeros() as usize;
+            $base = p & !7;
+            $buf = refill($data, p);
         }
-        macro_rules! reload {
-            () => {{
-                let p = base + buf.trailing_zeros() as usize;
-                base = p & !7;
-                buf = self.refill(p);
-            }};
-        }
-        while pos < 64 {
-            // fewer than FAST_BITS bits left (the marker in the top FAST_BITS + 1): reload
-            if buf << FAST_BITS == 0 {
-                reload!();
-            }
-            let index = (buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1);
-            let e = t.ac[index];
-            let first = pos + ((e >> 4) & 63) as usize;
-            // the first coefficient lands before position 63, so the block has another
-            // symbol, and the second symbol (if any) is it
-            if first < 63 {
-                buf <<= e & 15;
-                // the second first (see the entry format): a second past 63 leaves pos in
-                // 65..=79, EOB leaves it past 128, as in `ac_code!`
-                let second = first + ((e >> 10) & 0xFF) as usize;
-                let z = second & 63;
-                block[usize::from(NATURAL[z]) & 63] = ((e as i32) >> 27).wrapping_mul(t.qt_zz[z]);
-                block[usize::from(NATURAL[first]) & 63] =
-                    (((e << 5) as i32) >> 23).wrapping_mul(t.qt_zz[first]);
-                pos = second + 1;
-                continue;
-            }
+        let index = ($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1);
+        let e = t.ac[index];
+        let first = $pos + ((e >> 4) & 63) as usize;
+        // the first coefficient lands before position 63, so the block has another
+        // symbol, and the second symbol (if any) is it
+        if first < 63 {
+            $buf <<= e & 15;
+            // the second first (see the entry format): a second past 63 leaves pos in
+            // 65..=79, EOB leaves it past 128, as for single entries
+            let second = first + ((e >> 10) & 0xFF) as usize;
+            let z = second & 63;
+            $block[usize::from(NATURAL[z]) & 63] = ((e as i32) >> 27).wrapping_mul(t.qt_zz[z]);
+            $block[usize::from(NATURAL[first]) & 63] =
+                (((e << 5) as i32) >> 23).wrapping_mul(t.qt_zz[first]);
+            $pos = second + 1;
+        } else {
             let e = t.ac_single[index];
             // fewer than 32 bits left (the marker in the top half): reload, so that the
             // longest code with its magnitude bits (31) fits (the look-ahead is the same)
-            if buf as u32 == 0 {
-                reload!();
+            if $buf as u32 == 0 {
+                let p = $base + $buf.trailing_zeros() as usize;
+                $base = p & !7;
+                $buf = refill($data, p);
             }
-            ac_code!(e, buf);
+            let (run, value);
+            if e & (EXTRA | LONG) == 0 {
+                $buf <<= e & 31;
+                run = (e >> 8) & 0xFF;
+                value = (e as i32) >> 16;
+            } else {
+                let (len, rs) = if e & LONG != 0 {
+                    let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
+                    if packed == 0 {
+                        return Err(Abandon);
+                    }
+                    (packed >> 8, packed & 0xFF)
+                } else {
+                    (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
+                };
+                let s = rs & 15;
+                let r = rs >> 4;
+                $buf <<= len;
+                if s == 0 {
+                    run = if r == 15 { 15 } else { EOB_RUN };
+                    value = 0;
+                } else {
+                    run = r;
+                    value = magnitude($buf, s);
+                    $buf <<= s;
+                }
+            }
+            // EOB writes a zero at the current position (still zero) and leaves pos ≥ 129;
+            // ZRL writes a zero 15 places on; a run past 63 leaves pos in 65..=79.
+            $pos += run as usize;
+            let z = $pos & 63;
+            $block[usize::from(NATURAL[z]) & 63] = value.wrapping_mul(t.qt_zz[z]);
+            $pos += 1;
         }
-        self.bits.pos = base + buf.trailing_zeros() as usize;
-        match pos {
-            64 => Ok(64),
-            p if p > 128 => Ok(p - 129),
-            _ => Err(Abandon),
-        }
+    }};
+}
+
+/// The block's result from its final AC position: zune's `decode_mcu_block` result (the
+/// zig-zag index after the last coefficient: EOB position, or 64), or `Abandon` for a
+/// coefficient past position 63.
+#[inline(always)]
+fn block_len(pos: usize) -> Result<usize, Abandon> {
+    match pos {
+        64 => Ok(64),
+        p if p > 128 => Ok(p - 129),
+        _ => Err(Abandon),
     }
+}
+
+/// Decodes one block into `block` (zeroed by the caller, natural order, dequantised)
+/// from bit position `bits` and updates `dc_pred`; returns zune's `decode_mcu_block`
+/// result (see `block_len`).
+#[inline(always)]
+fn decode_block_inner(
+    data: &[u8],
+    bits: &mut Bits,
+    t: &ComponentTables,
+    block: &mut [i32; 64],
+    dc_pred: &mut i32,
+) -> Result<usize, Abandon> {
+    // bit position of the buffer's byte: the position is `base + buf.trailing_zeros()`
+    let mut base = bits.pos & !7;
+    let mut buf = refill(data, bits.pos);
+    let mut pred = *dc_pred;
+    dc!(t, buf, block, pred);
+    *dc_pred = pred;
+    let mut pos = 1_usize;
+    while pos < 64 {
+        ac_step!(t, data, base, buf, pos, block);
+    }
+    bits.pos = base + buf.trailing_zeros() as usize;
+    block_len(pos)
+}
+
+/// Two blocks of the same component from two independent bit positions (two restart
+/// intervals), their steps interleaved: each code's table look-up waits for the previous
+/// code's length, so one block's decoding is a chain of dependent loads, and a second,
+/// independent chain fills the time the first one waits.
+#[inline(always)]
+fn decode_block_pair_inner(
+    data: &[u8],
+    bits: [&mut Bits; 2],
+    t: &ComponentTables,
+    blocks: [&mut [i32; 64]; 2],
+    dc_preds: [&mut i32; 2],
+) -> Result<[usize; 2], Abandon> {
+    let [bits_a, bits_b] = bits;
+    let [block_a, block_b] = blocks;
+    let [pred_a, pred_b] = dc_preds;
+    let (mut base_a, mut base_b) = (bits_a.pos & !7, bits_b.pos & !7);
+    let (mut buf_a, mut buf_b) = (refill(data, bits_a.pos), refill(data, bits_b.pos));
+    let (mut dc_a, mut dc_b) = (*pred_a, *pred_b);
+    dc!(t, buf_a, block_a, dc_a);
+    dc!(t, buf_b, block_b, dc_b);
+    *pred_a = dc_a;
+    *pred_b = dc_b;
+    let (mut pos_a, mut pos_b) = (1_usize, 1_usize);
+    while pos_a < 64 && pos_b < 64 {
+        ac_step!(t, data, base_a, buf_a, pos_a, block_a);
+        ac_step!(t, data, base_b, buf_b, pos_b, block_b);
+    }
+    // the block that has not ended (if any) goes on alone, in one loop for either lane
+    // (a loop per lane made the decode-only module larger, one out of line slower)
+    let a_left = pos_a < 64;
+    let (mut base, mut buf, mut pos, block) = if a_left {
+        (base_a, buf_a, pos_a, block_a)
+    } else {
+        (base_b, buf_b, pos_b, block_b)
+    };
+    while pos < 64 {
+        ac_step!(t, data, base, buf, pos, block);
+    }
+    if a_left {
+        (base_a, buf_a, pos_a) = (base, buf, pos);
+    } else {
+        (base_b, buf_b, pos_b) = (base, buf, pos);
+    }
+    bits_a.pos = base_a + buf_a.trailing_zeros() as usize;
+    bits_b.pos = base_b + buf_b.trailing_zeros() as usize;
+    Ok([block_len(pos_a)?, block_len(pos_b)?])
 }
 
 /// `decode_block` result for a stream the fast path gives up on.
 pub(crate) const ABANDON: u32 = 255;
 
-/// One block (`BlockDecoder::decode_block_inner`), a function with no calls inside: the
-/// zig-zag index after the last coefficient, or `ABANDON`. (wasm-opt inlines it into the
-/// row loop; keeping it out of line there measured the same.)
+/// One block (`decode_block_inner`), a function with no calls inside: the zig-zag index
+/// after the last coefficient, or `ABANDON`. (wasm-opt inlines it into the row loop;
+/// keeping it out of line there measured the same.)
 #[inline(never)]
 pub(crate) fn decode_block(
     dec: &mut BlockDecoder<'_>,
@@ -589,17 +670,40 @@ pub(crate) fn decode_block(
     block: &mut [i32; 64],
     dc_pred: &mut i32,
 ) -> u32 {
-    let mut local = BlockDecoder {
-        data: dec.data,
-        bits: dec.bits,
-    };
+    let mut bits = dec.bits;
     let mut pred = *dc_pred;
-    let result = local.decode_block_inner(t, block, &mut pred);
-    dec.bits = local.bits;
+    let result = decode_block_inner(dec.data, &mut bits, t, block, &mut pred);
+    dec.bits = bits;
     *dc_pred = pred;
     match result {
         Ok(len) => len as u32,
         Err(Abandon) => ABANDON,
+    }
+}
+
+/// Two blocks (`decode_block_pair_inner`) of one component from the scan buffer `data`,
+/// one at each bit position (two restart intervals of the same scan): each block's
+/// zig-zag length, or `ABANDON` for both if either is given up on.
+#[inline(never)]
+pub(crate) fn decode_block_pair(
+    data: &[u8],
+    bits: [&mut Bits; 2],
+    t: &ComponentTables,
+    blocks: [&mut [i32; 64]; 2],
+    dc_preds: [&mut i32; 2],
+) -> [u32; 2] {
+    let [bits_a, bits_b] = bits;
+    let (mut a, mut b) = (*bits_a, *bits_b);
+    let [pred_a, pred_b] = dc_preds;
+    let (mut pa, mut pb) = (*pred_a, *pred_b);
+    let result = decode_block_pair_inner(data, [&mut a, &mut b], t, blocks, [&mut pa, &mut pb]);
+    *bits_a = a;
+    *bits_b = b;
+    *pred_a = pa;
+    *pred_b = pb;
+    match result {
+        Ok([a, b]) => [a as u32, b as u32],
+        Err(Abandon) => [ABANDON; 2],
     }
 }
 

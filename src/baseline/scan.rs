@@ -3,12 +3,16 @@
 //! the IDCT of each block into its component's row buffer, with zune's IDCT choice
 //! (`mcu.rs`, `decode_mcu_width_fast`): the 1×1 IDCT for DC-only blocks, the 4×4 one
 //! when the last coefficient is within the first 10 in zig-zag order, the full one
-//! otherwise, and the same partial re-zeroing of the coefficient block.
+//! otherwise, and the same partial re-zeroing of the coefficient block. Restart intervals
+//! of whole MCU rows (our encoder writes 64 image rows each) are decoded two at a time,
+//! their blocks in pairs: two independent Huffman chains where one would wait on itself.
 
 use zune_jpeg::__kernels::IDCTPtr;
 
 use super::headers::{Component, Frame};
-use super::huffman::{decode_block, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON};
+use super::huffman::{
+    decode_block, decode_block_pair, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON,
+};
 use super::Defer;
 
 /// One component's MCU row: `rows` = 8 × its vertical factor rows of `stride` samples
@@ -33,6 +37,8 @@ pub(crate) struct Scan {
     todo: usize,
     restart_interval: usize,
     tmp: [i32; 64],
+    /// the second row's coefficient block in `decode_row_pair`
+    tmp_pair: [i32; 64],
     mcu_x: usize,
     idct: Idct,
 }
@@ -76,6 +82,7 @@ impl Scan {
             todo: frame.todo,
             restart_interval: frame.restart_interval,
             tmp: [0; 64],
+            tmp_pair: [0; 64],
             mcu_x,
             idct,
         })
@@ -137,6 +144,124 @@ impl Scan {
             }
         }
         ctl.bits = dec.bits;
+        ctl.check_row(&ctl.bits).map_err(|_| corrupt)
+    }
+
+    /// MCU rows per restart interval when every interval is a whole number of MCU rows
+    /// (the DRI a multiple of the MCUs per row, as our encoder writes), else 0: such
+    /// intervals can be decoded two at a time (`decode_interval_pair`).
+    pub(crate) fn rows_per_interval(&self) -> usize {
+        match self.restart_interval.checked_div(self.mcu_x) {
+            Some(rows) if rows * self.mcu_x == self.restart_interval => rows,
+            _ => 0,
+        }
+    }
+
+    /// Whether the next two restart intervals can be decoded together: the next MCU row
+    /// starts an interval of whole rows and the interval after it exists.
+    pub(crate) fn can_pair(&self) -> bool {
+        self.rows_per_interval() > 0
+            && self.todo == self.restart_interval
+            && self.fast.ctl.next_start().is_some()
+    }
+
+    /// Decodes the next two restart intervals (`can_pair`) into `first` and `second`
+    /// (`rows_per_interval` MCU rows each), their blocks in pairs (`decode_block_pair`):
+    /// two independent chains of table look-ups interleaved, where one interval alone is a
+    /// single chain. Same coefficients, IDCTs, checks and result as `decode_row` on each
+    /// row in turn: the second interval starts where the first one's restart moves the
+    /// reader, with its DC predictions reset, and both intervals are checked as `restart`
+    /// checks them (a row that reads past its interval's end leaves the position past it,
+    /// so checking at the interval's end catches what `decode_row`'s check would).
+    pub(crate) fn decode_interval_pair(
+        &mut self,
+        first: &mut [Vec<RowBuffer>],
+        second: &mut [Vec<RowBuffer>],
+    ) -> Result<(), Defer> {
+        let corrupt = Defer("entropy-coded data the baseline decoder does not accept");
+        let rows = self.rows_per_interval();
+        if !self.can_pair() || first.len() != rows || second.len() != rows {
+            return Err(Defer::INTERNAL);
+        }
+        let ctl: &mut ScanControl = &mut self.fast.ctl;
+        let start_b = ctl.next_start().ok_or(Defer::INTERNAL)?;
+        let (mut bits_a, mut bits_b) = (ctl.bits, start_b);
+        let data = &self.fast.data[..];
+        let (tmp_a, tmp_b) = (&mut self.tmp, &mut self.tmp_pair);
+        let (idct_1x1, idct_4x4, idct) = (self.idct.one, self.idct.four, self.idct.full);
+        let mut preds_b = [0; 3];
+        let mut clobber = [true; 2];
+        for (row_set_a, row_set_b) in first.iter_mut().zip(second.iter_mut()) {
+            if row_set_a.len() != self.tables.len() || row_set_b.len() != self.tables.len() {
+                return Err(Defer::INTERNAL);
+            }
+            for j in 0..self.mcu_x {
+                let components = row_set_a
+                    .iter_mut()
+                    .zip(row_set_b.iter_mut())
+                    .zip(&self.tables)
+                    .zip(self.dc_pred.iter_mut().zip(&mut preds_b));
+                for (((row_a, row_b), t), (pred_a, pred_b)) in components {
+                    let stride = row_a.stride;
+                    if row_b.stride != stride || (row_b.h, row_b.v) != (row_a.h, row_a.v) {
+                        return Err(Defer::INTERNAL);
+                    }
+                    for v in 0..row_a.v {
+                        for h in 0..row_a.h {
+                            tmp_a[..if clobber[0] { 64 } else { 32 }].fill(0);
+                            tmp_b[..if clobber[1] { 64 } else { 32 }].fill(0);
+                            let [len_a, len_b] = decode_block_pair(
+                                data,
+                                [&mut bits_a, &mut bits_b],
+                                t,
+                                [&mut *tmp_a, &mut *tmp_b],
+                                [&mut *pred_a, &mut *pred_b],
+                            );
+                            if len_a == ABANDON || len_b == ABANDON {
+                                return Err(corrupt);
+                            }
+                            clobber = [len_a > 10, len_b > 10];
+                            let at = stride * v * 8 + (j * row_a.h + h) * 8;
+                            let blocks = [
+                                (&mut *row_a, &mut *tmp_a, len_a),
+                                (&mut *row_b, &mut *tmp_b, len_b),
+                            ];
+                            for (row, tmp, len) in blocks {
+                                let out = row
+                                    .samples
+                                    .get_mut(at..at + 7 * stride + 8)
+                                    .ok_or(Defer::INTERNAL)?;
+                                if len <= 1 {
+                                    idct_1x1(tmp, out, stride);
+                                } else if len <= 10 {
+                                    idct_4x4(tmp, out, stride);
+                                } else {
+                                    idct(tmp, out, stride);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // the first interval ends where the second starts (it exists: DC is reset)
+        let (mut end_a, mut end_b) = (bits_a, bits_b);
+        if !ctl
+            .restart(&mut end_a)
+            .map_err(|_| Defer("restart interval"))?
+            || end_a.pos != start_b.pos
+        {
+            return Err(Defer::INTERNAL);
+        }
+        self.dc_pred = preds_b;
+        if ctl
+            .restart(&mut end_b)
+            .map_err(|_| Defer("restart interval"))?
+        {
+            self.dc_pred = [0; 3];
+        }
+        ctl.bits = end_b;
+        self.todo = self.restart_interval;
         ctl.check_row(&ctl.bits).map_err(|_| corrupt)
     }
 
