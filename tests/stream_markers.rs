@@ -1,7 +1,8 @@
 //! What our streams carry, read with a marker walker written here (independent of
 //! src/markers.rs): baseline SOF0, sampling factors as configured, JFIF for YCbCr and
 //! grayscale, and for `rgb` no JFIF, an Adobe APP14 with transform 0, component ids
-//! 'R','G','B' and one quantisation table shared by all components.
+//! 'R','G','B' and one quantisation table shared by all components; restart intervals of
+//! whole MCU rows, 64 image rows each, in chunks taller than that.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -211,4 +212,61 @@ fn quality_100_gives_unit_tables_and_quality_1_the_coarsest() {
         &image,
     ));
     assert!(quant_tables(&coarse)[0].1.iter().all(|&q| q == 255));
+}
+
+/// Chunks taller than 64 rows carry a DRI of the MCUs in 64 image rows (rounded down to
+/// whole MCU rows, at least one), with an RSTn (numbered 0 to 7 in turn) between each two
+/// intervals; shorter chunks have neither. The decoder decodes such intervals two at a
+/// time (src/baseline/scan.rs); djpeg reads them in tests/interop.rs.
+#[test]
+fn restart_intervals_of_whole_mcu_rows_in_tall_chunks() {
+    for (label, json, c) in encoder_configs(90) {
+        for (h, w) in [(1, 1), (64, 40), (65, 40), (200, 77), (300, 9)] {
+            let samples = pattern_image(6, h, w, c, 3);
+            let shape: Vec<u64> = if c == 1 {
+                vec![h as u64, w as u64]
+            } else {
+                vec![h as u64, w as u64, 3]
+            };
+            let stream = zarr_jpeg::encode(&config(&json), &samples, &shape).unwrap();
+            let segs = segments(&stream);
+            let comps = frame(&segs);
+            let (h_max, v_max) = if comps.len() == 1 {
+                (1, 1)
+            } else {
+                let h_max = comps.iter().map(|c| usize::from(c.1)).max().unwrap();
+                (h_max, comps.iter().map(|c| usize::from(c.2)).max().unwrap())
+            };
+            let (mcu_x, mcu_y) = (w.div_ceil(8 * h_max), h.div_ceil(8 * v_max));
+            let rows = (64 / (8 * v_max)).max(1);
+            let rst: Vec<u8> = stream
+                .windows(2)
+                .filter(|p| p[0] == 0xFF && (0xD0..=0xD7).contains(&p[1]))
+                .map(|p| p[1] - 0xD0)
+                .collect();
+            let dri = of(&segs, 0xDD);
+            let what = format!("{label} {h}x{w}");
+            if h > 64 {
+                assert_eq!(dri.len(), 1, "{what}: one DRI");
+                let interval = u16::from_be_bytes([dri[0].payload[0], dri[0].payload[1]]);
+                assert_eq!(
+                    usize::from(interval),
+                    rows * mcu_x,
+                    "{what}: MCUs per interval"
+                );
+                assert_eq!(rst.len(), mcu_y.div_ceil(rows) - 1, "{what}: RSTn markers");
+                assert!(
+                    rst.iter()
+                        .enumerate()
+                        .all(|(i, &n)| usize::from(n) == i % 8),
+                    "{what}: RSTn numbered in turn: {rst:?}"
+                );
+            } else {
+                assert!(
+                    dri.is_empty() && rst.is_empty(),
+                    "{what}: no restart intervals"
+                );
+            }
+        }
+    }
 }
