@@ -127,7 +127,7 @@ function jsquashOptions(mode, baseline) {
   return o;
 }
 
-function candidates(spec, raw, jpeg) {
+function candidates(spec, raw, jpeg, plain) {
   const { width: w, height: h, channels, mode } = spec;
   const n = w * h;
   const shape = channels === 3 ? [h, w, 3] : [h, w];
@@ -186,6 +186,32 @@ function candidates(spec, raw, jpeg) {
     },
   };
 
+  // The same decoders on the same stream without restart intervals (`plain`: jpegtran
+  // -optimize of it, the same coefficients), to show what our restart intervals do to each.
+  if (plain) {
+    decode["ours (no restarts)"] = { run: () => ours.decode(config, plain, shape), channels };
+    decode["cornerstone (no restarts)"] = {
+      run: () => {
+        csDecoder.getEncodedBuffer(plain.length).set(plain);
+        csDecoder.decode();
+        return csDecoder.getDecodedBuffer().slice();
+      },
+      channels,
+    };
+    decode["ImageDecoder (no restarts)"] = {
+      run: async () => {
+        const dec = new ImageDecoder({ data: plain, type: "image/jpeg", colorSpaceConversion: "none" });
+        const { image } = await dec.decode();
+        const out = new Uint8Array(image.allocationSize({ format: "RGBA" }));
+        await image.copyTo(out, { format: "RGBA" });
+        image.close();
+        dec.close();
+        return out;
+      },
+      channels: 4,
+    };
+  }
+
   // Room for any stream these images give at q90 (each is well under its raw size).
   const streamBuffer = new Uint8Array(raw.length + 65536);
   const encode = {
@@ -239,7 +265,8 @@ const now = () => performance.now();
 async function runCase(spec, timing) {
   const raw = await fetchBytes(spec.rawUrl);
   const jpeg = await fetchBytes(spec.jpegUrl);
-  const { decode, encode, n, channels } = candidates(spec, raw, jpeg);
+  const plain = spec.plainJpegUrl ? await fetchBytes(spec.plainJpegUrl) : null;
+  const { decode, encode, n, channels } = candidates(spec, raw, jpeg, plain);
   const ref = ours.decode(oursConfig(spec.mode), jpeg, channels === 3 ? [spec.height, spec.width, 3] : [spec.height, spec.width]);
   const out = { decode: {}, encode: {} };
   const active = [];

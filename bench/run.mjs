@@ -74,6 +74,8 @@ const rdQualities = quick ? [50, 70, 90] : [50, 55, 60, 65, 70, 75, 80, 85, 90, 
 const rdSize = quick ? 512 : 2048;
 
 const DECODERS = ["ours", "ours (scalar)", "ours (decodeInto)", "cornerstone", "jsquash", "jpeg-js", "ImageDecoder", "createImageBitmap+canvas", "tjbench"];
+// The same decoders on our stream rewritten without restart intervals (`withoutRestarts`).
+const PLAIN_DECODERS = ["ours", "cornerstone", "ImageDecoder", "tjbench"];
 const ENCODERS = [
   "ours",
   "ours (encodeInto)",
@@ -120,6 +122,25 @@ function wasmIdentity() {
   });
 }
 
+/**
+ * Our stream `file` without its restart intervals: `jpegtran -optimize` rewrites the same
+ * coefficients with optimal Huffman tables (as ours) and no DRI. Checked with djpeg: the
+ * same samples. `{ file, bytes }`, or `{ skipped }` (no jpegtran, no DRI to remove).
+ */
+function withoutRestarts(file, out) {
+  if (!fs.readFileSync(file).includes(Buffer.from([0xff, 0xdd]))) return { skipped: "the stream has no restart intervals" };
+  try {
+    execFileSync("jpegtran", ["-optimize", "-copy", "all", "-outfile", out, file], { stdio: "pipe" });
+  } catch (e) {
+    return { skipped: `jpegtran: ${String(e.stderr ?? e).trim()} (apt-get install libjpeg-turbo-progs)` };
+  }
+  const samples = (f) => execFileSync("djpeg", [f], { maxBuffer: 1 << 28 });
+  if (fs.readFileSync(out).includes(Buffer.from([0xff, 0xdd])) || !samples(file).equals(samples(out))) {
+    throw new Error(`${out}: jpegtran did not give the same samples without restart intervals`);
+  }
+  return { file: out, bytes: fs.statSync(out).size };
+}
+
 function cpuModel() {
   const m = /model name\s*:\s*(.*)/.exec(fs.readFileSync("/proc/cpuinfo", "utf8"));
   return m ? m[1].trim() : "unknown";
@@ -153,6 +174,7 @@ async function main() {
         if (only && !id.includes(only)) continue;
         const jpeg = ours.encode(oursConfig(mode), img.data, shapeOf(img));
         fs.writeFileSync(path.join(workDir, `${id}.jpg`), jpeg);
+        const plain = withoutRestarts(path.join(workDir, `${id}.jpg`), path.join(workDir, `${id}-plain.jpg`));
         cases.push({
           id,
           image: name,
@@ -164,6 +186,7 @@ async function main() {
           jpegBytes: jpeg.length,
           rawUrl: `${workUrl}/${rawFile}`,
           jpegUrl: `${workUrl}/${id}.jpg`,
+          ...(plain.file ? { plainJpegUrl: `${workUrl}/${id}-plain.jpg`, plainJpegFile: plain.file, plainJpegBytes: plain.bytes } : { plainJpeg: plain }),
           netpbm: path.join(workDir, `${name}-${size}.${img.channels === 3 ? "ppm" : "pgm"}`),
           jpegFile: path.join(workDir, `${id}.jpg`),
         });
@@ -198,7 +221,7 @@ async function main() {
     env = await page.evaluate(() => window.bench.setup());
     env.chromium = browser.context.browser()?.version() ?? null;
     for (const c of cases) {
-      const spec = { id: c.id, width: c.width, height: c.height, channels: c.channels, mode: c.mode, rawUrl: c.rawUrl, jpegUrl: c.jpegUrl };
+      const spec = { id: c.id, width: c.width, height: c.height, channels: c.channels, mode: c.mode, rawUrl: c.rawUrl, jpegUrl: c.jpegUrl, plainJpegUrl: c.plainJpegUrl };
       const r = await page.evaluate(([s, t]) => window.bench.runCase(s, t), [spec, timing]);
       c.decode = r.decode;
       c.encode = r.encode;
@@ -233,8 +256,11 @@ async function main() {
       // the same output as ours (optimised Huffman tables), which tjbench cannot ask for
       encodeVsNativeOptimized: r(c.encode.ours, c.encode["libjpeg-turbo (optimized)"]),
     };
+    // each decoder on our stream ÷ on the same stream without restart intervals
+    c.restartIntervalEffect = Object.fromEntries(PLAIN_DECODERS.map((d) => [d, r(c.decode[d], c.decode[`${d} (no restarts)`])]));
     delete c.netpbm;
     delete c.jpegFile;
+    delete c.plainJpegFile;
   }
 
   const payload = await payloadSizes();
@@ -267,7 +293,7 @@ async function main() {
         "tjbench: Debian libjpeg-turbo, RGB pixel format (gray encode converts RGB->Y inside the timing).",
       ],
     },
-    candidates: { decode: DECODERS, encode: ENCODERS },
+    candidates: { decode: DECODERS, encode: ENCODERS, plainDecode: PLAIN_DECODERS },
     cases,
     payload,
     rd,
@@ -310,6 +336,13 @@ function nativeCeiling(c) {
     c.decode.tjbench = many(() => tjDecode(c.jpegFile, tjTiming));
   } catch (e) {
     c.decode.tjbench = { error: String(e.stderr ?? e) };
+  }
+  if (c.plainJpegFile) {
+    try {
+      c.decode["tjbench (no restarts)"] = many(() => tjDecode(c.plainJpegFile, tjTiming));
+    } catch (e) {
+      c.decode["tjbench (no restarts)"] = { error: String(e.stderr ?? e) };
+    }
   }
   if (!nativeEncoder) {
     try {

@@ -47,8 +47,26 @@ function zarritaTable(results) {
   return { head: ["zarrita", ...keys.filter((k) => k !== "name")], rows: z.rows.map((r) => [String(r.name ?? ""), ...keys.filter((k) => k !== "name").map((k) => (typeof r[k] === "number" ? String(Number(r[k].toFixed(3))) : String(r[k] ?? "")))]) };
 }
 
+// Each decoder on our stream (with its restart intervals) and on the same stream rewritten
+// without them (jpegtran -optimize), same run: what the intervals do to each decoder.
+function restartTable(results) {
+  const cases = results.cases.filter((c) => c.restartIntervalEffect);
+  const names = results.candidates.plainDecode ?? [];
+  if (!cases.length || !names.length) return null;
+  const f = (v) => (v?.mps ? v.mps.toFixed(1) : "—");
+  return {
+    head: ["restart intervals: decode MP/s, ours / without", "bytes, ours / without", ...names, ...names.map((n) => `${n}: ours÷without`)],
+    rows: cases.map((c) => [
+      caseLabel(c),
+      `${c.jpegBytes} / ${c.plainJpegBytes ?? "—"}`,
+      ...names.map((n) => `${f(c.decode[n])} / ${f(c.decode[`${n} (no restarts)`])}`),
+      ...names.map((n) => (c.restartIntervalEffect[n] ? `${c.restartIntervalEffect[n].toFixed(2)}×` : "—")),
+    ]),
+  };
+}
+
 function allTables(results) {
-  return [...speedTables(results), payloadTable(results), rdTable(results), zarritaTable(results)].filter(Boolean);
+  return [...speedTables(results), restartTable(results), payloadTable(results), rdTable(results), zarritaTable(results)].filter(Boolean);
 }
 
 function text(t) {
