@@ -47,6 +47,16 @@ test("bench --quick reports every candidate", { timeout: 180_000 }, () => {
     }
   }
 
+  // Our 256² streams carry restart intervals: each of these decoders also timed on the same
+  // stream without them (jpegtran), so the intervals' effect on it is reported.
+  assert.deepEqual(r.candidates.plainDecode, ["ours", "cornerstone", "ImageDecoder", "tjbench"]);
+  for (const c of r.cases) {
+    assert.ok(c.plainJpegBytes > 0, `${c.id}: no stream without restart intervals (${JSON.stringify(c.plainJpeg)})`);
+    for (const name of r.candidates.plainDecode) {
+      assert.ok(c.restartIntervalEffect[name] > 0, `${c.id}: no restart-interval figure for ${name}`);
+    }
+  }
+
   const payloadCandidates = new Set(r.payload.map((p) => p.candidate));
   for (const name of ["ours", "cornerstone", "jsquash", "jpeg-js"]) assert.ok(payloadCandidates.has(name), `payload: ${name}`);
   for (const p of r.payload) assert.ok(!p.error && p.raw > 0 && p.gzip9 > 0, `payload ${p.candidate} ${p.what}: ${p.error}`);
