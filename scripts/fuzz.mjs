@@ -11,7 +11,7 @@
 // into a regression test in tests/hostile.rs. Needs nightly (`rustup toolchain
 // install nightly`) and cargo-fuzz (`cargo install cargo-fuzz`).
 // Exit status: 0 when no target crashed.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,16 @@ const seconds = Number(opt("seconds", "60"));
 const targets = opt("targets", ALL.join(",")).split(",").filter(Boolean);
 if (!Number.isFinite(seconds) || seconds <= 0 || targets.some((t) => !ALL.includes(t))) {
   console.error(`usage: node scripts/fuzz.mjs [--seconds N] [--targets ${ALL.join(",")}]`);
+  process.exit(2);
+}
+
+// Without nightly or cargo-fuzz every target would "crash" at once (exit 101): say so instead.
+const probe = spawnSync("cargo", ["+nightly", "fuzz", "--version"], { cwd: fuzzDir, encoding: "utf8" });
+if (probe.status !== 0) {
+  console.error(
+    `cargo +nightly fuzz does not run here (${`${probe.stderr ?? ""}`.trim().split("\n")[0] || probe.error}).\n` +
+      "The fuzz targets need the nightly toolchain and cargo-fuzz: rustup toolchain install nightly; cargo install cargo-fuzz",
+  );
   process.exit(2);
 }
 
