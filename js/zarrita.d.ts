@@ -1,4 +1,4 @@
-import type { JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
+import type { EncodeOptions, JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
 import type { CodecChunk, CodecChunkMetadata } from "./reshape.js";
 export { ReshapeCodec } from "./reshape.js";
 
@@ -18,6 +18,8 @@ export interface RegisterOptions {
   workers?: number;
   /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
   workerUrl?: string | URL;
+  /** How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }`. */
+  encodeOptions?: EncodeOptions;
 }
 
 /** The decode pool behind `{ workers }`. */

@@ -37,9 +37,9 @@ function decodeWith(pool, config, bytes, shape) {
 
 /**
  * Builds a JpegCodec class bound to a decode pool (or none: decoding on the calling thread).
- * With a pool, `decode` returns a Promise (zarrita awaits it).
+ * With a pool, `decode` returns a Promise (zarrita awaits it). `encodeOptions` go to encode().
  */
-export function makeJpegCodec(pool = null) {
+export function makeJpegCodec(pool = null, encodeOptions = undefined) {
   return class JpegCodec {
     kind = "array_to_bytes";
     /** The normalised configuration. */
@@ -69,7 +69,7 @@ export function makeJpegCodec(pool = null) {
         throw codecError("InvalidData", `chunk data must be a Uint8Array, got ${chunk.data?.constructor?.name}`);
       }
       await init();
-      return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape);
+      return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape, encodeOptions);
     }
 
     decode(bytes) {
@@ -174,13 +174,14 @@ export function makeImagecodecsJpegCodec(pool = null) {
  * full decoder when a chunk first needs it (e.g. a progressive stream), the encoder when
  * something is first written. With
  * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
- * falling back to the calling thread where workers are unavailable.
+ * falling back to the calling thread where workers are unavailable. `encodeOptions` are
+ * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`).
  * Returns a handle whose `close()` terminates the pool's workers.
  */
 export function register(registry, options = {}) {
   const workers = options.workers ?? 0;
   const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
-  const Jpeg = pool ? makeJpegCodec(pool) : JpegCodec;
+  const Jpeg = pool || options.encodeOptions !== undefined ? makeJpegCodec(pool, options.encodeOptions) : JpegCodec;
   const Imagecodecs = makeImagecodecsJpegCodec(pool);
   // Viewers mostly read: the decoder loads with the codec, the encoder on first encode.
   const loaded = (Codec) => async () => {

@@ -39,5 +39,7 @@ pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFacto
 pub use config_value::ConfigValue;
 pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes, SampleSink};
 #[cfg(feature = "encoder")]
-pub use encode::{check_stream_fits, encode, encode_from, SampleSource};
+pub use encode::{
+    check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, SampleSource,
+};
 pub use error::{CodecError, ErrorKind};

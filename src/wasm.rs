@@ -51,11 +51,18 @@ pub fn validate_config(config: JsValue) -> Result<JsValue, JsValue> {
 /// Encodes one chunk: `data` holds the C-order uint8 samples of `shape`.
 #[cfg(feature = "encoder")]
 #[wasm_bindgen]
-pub fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
+pub fn encode(
+    config: JsValue,
+    data: JsValue,
+    shape: JsValue,
+    options: JsValue,
+) -> Result<Uint8Array, JsValue> {
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
     let data = uint8_array(&data, "data")?;
-    let stream = crate::encode_from(&config, data, &shape).map_err(codec_error)?;
+    let options = parse_encode_options(&options)?;
+    let stream =
+        crate::encode_from_with_options(&config, data, &shape, &options).map_err(codec_error)?;
     Ok(Uint8Array::from(stream.as_slice()))
 }
 
@@ -69,12 +76,15 @@ pub fn encode_into(
     data: JsValue,
     shape: JsValue,
     out: JsValue,
+    options: JsValue,
 ) -> Result<u32, JsValue> {
     let config = parse_config(config)?;
     let shape = parse_shape(&shape)?;
     let data = uint8_array(&data, "data")?;
     let out = uint8_array(&out, "the output buffer")?;
-    let stream = crate::encode_from(&config, data, &shape).map_err(codec_error)?;
+    let options = parse_encode_options(&options)?;
+    let stream =
+        crate::encode_from_with_options(&config, data, &shape, &options).map_err(codec_error)?;
     crate::check_stream_fits(stream.len(), out.length() as usize).map_err(codec_error)?;
     // wasm32: the stream's length is a `usize`, i.e. a `u32`
     let len = stream.len() as u32;
@@ -195,6 +205,20 @@ fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
         )))
     })?;
     JpegConfig::parse(&value).map_err(codec_error)
+}
+
+/// `encode`'s optional last argument: absent (`undefined`) or null for the defaults.
+#[cfg(feature = "encoder")]
+fn parse_encode_options(options: &JsValue) -> Result<crate::EncodeOptions, JsValue> {
+    if options.is_undefined() {
+        return Ok(crate::EncodeOptions::default());
+    }
+    let value = to_config_value(options).map_err(|e| {
+        codec_error(CodecError::config(format!(
+            "the encode options are not a JSON-like object: {e}"
+        )))
+    })?;
+    crate::EncodeOptions::parse(&value).map_err(codec_error)
 }
 
 /// A chunk shape: an array of non-negative integers.

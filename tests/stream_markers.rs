@@ -270,3 +270,66 @@ fn restart_intervals_of_whole_mcu_rows_in_tall_chunks() {
         }
     }
 }
+
+/// `EncodeOptions { restart_intervals: false }` leaves them out of any chunk (the same
+/// samples, as djpeg decodes both alike: tests/interop.rs), and `EncodeOptions::parse`
+/// reads the JavaScript options object, naming what it refuses.
+#[test]
+fn restart_intervals_can_be_left_out() {
+    use zarr_jpeg::{encode_from_with_options, EncodeOptions};
+    let off = EncodeOptions {
+        restart_intervals: false,
+    };
+    for (label, json, c) in encoder_configs(90) {
+        let (h, w) = (200, 77);
+        let samples = pattern_image(6, h, w, c, 3);
+        let shape: Vec<u64> = if c == 1 {
+            vec![h as u64, w as u64]
+        } else {
+            vec![h as u64, w as u64, 3]
+        };
+        let cfg = config(&json);
+        let plain = encode_from_with_options(&cfg, &samples.as_slice(), &shape, &off).unwrap();
+        let segs = segments(&plain);
+        assert!(of(&segs, 0xDD).is_empty(), "{label}: a DRI");
+        assert!(
+            !plain
+                .windows(2)
+                .any(|p| p[0] == 0xFF && (0xD0..=0xD7).contains(&p[1])),
+            "{label}: an RSTn"
+        );
+        let with = zarr_jpeg::encode(&cfg, &samples, &shape).unwrap();
+        assert_eq!(
+            of(&segments(&with), 0xDD).len(),
+            1,
+            "{label}: the default has a DRI"
+        );
+        assert_eq!(
+            zarr_jpeg::decode(&cfg, &plain, &shape).unwrap(),
+            zarr_jpeg::decode(&cfg, &with, &shape).unwrap(),
+            "{label}: other samples"
+        );
+    }
+
+    let parse = |json: &str| EncodeOptions::parse(&config_value(json));
+    assert_eq!(parse("null").unwrap(), EncodeOptions::default());
+    assert_eq!(parse("{}").unwrap(), EncodeOptions::default());
+    assert!(EncodeOptions::default().restart_intervals);
+    assert_eq!(parse(r#"{"restartIntervals": false}"#).unwrap(), off);
+    for (json, message) in [
+        (
+            r#"{"restartIntervals": 0}"#,
+            "restartIntervals must be true or false, got 0",
+        ),
+        (r#"{"restart": true}"#, "unknown encode option \"restart\""),
+        ("[true]", "the encode options must be an object"),
+    ] {
+        let e = parse(json).unwrap_err();
+        assert!(e.to_string().contains(message), "{json}: {e}");
+        assert_eq!(
+            e.kind(),
+            zarr_jpeg::ErrorKind::InvalidConfiguration,
+            "{json}"
+        );
+    }
+}

@@ -271,6 +271,51 @@ test("arrays larger than wasm memory can take are errors, not traps, and a wrong
   assert.equal(decode(config, stream, [16, 16]).length, 256);
 });
 
+// Our marker walk (SOI, segments, entropy-coded data skipped): does the stream carry a DRI,
+// and how many RSTn markers follow it?
+function restartMarkers(stream) {
+  let dri = null;
+  let rst = 0;
+  for (let i = 2; i + 1 < stream.length; i++) {
+    if (stream[i] !== 0xff) continue;
+    const m = stream[i + 1];
+    if (m >= 0xd0 && m <= 0xd7) rst++;
+    else if (m === 0xdd) dri = (stream[i + 4] << 8) | stream[i + 5];
+  }
+  return { dri, rst };
+}
+
+test("encode options: restart intervals of 64 rows by default in taller chunks, none with { restartIntervals: false }; bad options are Errors that name them", async () => {
+  await init();
+  const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+  const shape = [200, 50, 3];
+  const data = gradient(200, 50, 3);
+  const copy = data.slice();
+  // 4:2:0: MCUs of 16 rows, so 4 MCU rows (64 image rows) of 4 MCUs per interval; 13 MCU rows
+  assert.deepEqual(restartMarkers(encode(config, data, shape)), { dri: 16, rst: 3 });
+  assert.deepEqual(restartMarkers(encode(config, data, shape, {})), { dri: 16, rst: 3 });
+  assert.deepEqual(restartMarkers(encode(config, data, shape, null)), { dri: 16, rst: 3 });
+  const options = { restartIntervals: false };
+  const plain = encode(config, data, shape, options);
+  assert.deepEqual(restartMarkers(plain), { dri: null, rst: 0 });
+  assert.deepEqual(options, { restartIntervals: false }, "options changed");
+  assert.deepEqual(data, copy, "samples changed");
+  // the same samples either way (djpeg reads both: tests/interop.rs)
+  assert.deepEqual(decode(config, plain, shape), decode(config, encode(config, data, shape), shape));
+  const out = new Uint8Array(64 * 1024);
+  const n = encodeInto(config, data, shape, out, options);
+  assert.deepEqual(out.subarray(0, n), plain);
+  for (const [bad, message] of [
+    [{ restartIntervals: "no" }, /restartIntervals must be true or false, got "no"/],
+    [{ restartInterval: false }, /unknown encode option "restartInterval"/],
+    [7, /encode options must be an object, got 7/],
+  ]) {
+    for (const call of [() => encode(config, data, shape, bad), () => encodeInto(config, data, shape, out, bad)]) {
+      assert.throws(call, (e) => e instanceof Error && e.kind === "InvalidConfiguration" && message.test(e.message), JSON.stringify(bad));
+    }
+  }
+});
+
 test("encodeInto writes exactly encode()'s stream into the caller's buffer and returns its length; a buffer too small is left untouched", async () => {
   await init();
   const reused = new Uint8Array(64 * 1024);

@@ -156,3 +156,25 @@ test("Zarr v2 with imagecodecs' compressor {id: 'imagecodecs_jpeg', …} opens a
     await assert.rejects(zarr.set(arr, [0, 0, ...(channels === 3 ? [0] : [])], 1), (e) => /decode-only/.test(`${e.message} ${e.cause?.message}`));
   }
 });
+
+test("register(registry, { encodeOptions }) passes encode()'s options to every chunk the jpeg codec writes", async () => {
+  const config = { quality: 90, encoded_color_space: "grayscale" };
+  const write = async (registry) => {
+    const store = new Map();
+    const arr = await zarr.create(store, { shape: [200, 40], chunkShape: [200, 40], dtype: "uint8", codecs: [{ name: "jpeg", configuration: config }] });
+    await zarr.set(arr, null, { data: image(200, 40, 1), shape: [200, 40], stride: [40, 1] });
+    return store.get("/c/0/0");
+  };
+  const hasDri = (stream) => stream.some((v, i) => v === 0xff && stream[i + 1] === 0xdd);
+  const registry = new Map(zarr.registry);
+  register(registry, { encodeOptions: { restartIntervals: false } });
+  // zarr.create takes codecs from zarr.registry: swap ours in for the write, then restore
+  const saved = zarr.registry.get("jpeg");
+  try {
+    zarr.registry.set("jpeg", registry.get("jpeg"));
+    assert.equal(hasDri(await write()), false, "a restart interval despite { restartIntervals: false }");
+  } finally {
+    zarr.registry.set("jpeg", saved);
+  }
+  assert.equal(hasDri(await write()), true, "the default writes restart intervals in a 200-row chunk");
+});

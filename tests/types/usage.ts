@@ -2,7 +2,7 @@
 //   npx tsc -p tests/types     (after `npm run build`)
 import * as zarr from "zarrita";
 import { init, validateConfig, encodeInto, decodeInto } from "../../dist/index.js";
-import type { JpegCodecConfiguration } from "../../dist/index.js";
+import type { EncodeOptions, JpegCodecConfiguration } from "../../dist/index.js";
 import { register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
 import type { Registration, RegisterOptions } from "../../dist/index.js";
 import { reshapeShape } from "../../dist/reshape.js";
@@ -40,6 +40,10 @@ export async function write(): Promise<void> {
   // reused buffers: the stream is streamBuffer.subarray(0, length)
   const streamBuffer = new Uint8Array(256 * 256 * 3);
   const length: number = encodeInto(configuration, chunk.data, [256, 256, 3], streamBuffer);
+  // streams for readers that use the browser's own decoder: no restart intervals
+  const plain: EncodeOptions = { restartIntervals: false };
+  encodeInto(configuration, chunk.data, [256, 256, 3], streamBuffer, plain);
+  register(zarr.registry, { encodeOptions: plain });
   decodeInto(configuration, streamBuffer.subarray(0, length), [256, 256, 3], chunk.data);
   const reshape = ReshapeCodec.fromConfig({ shape: [[0, 1], [2], [3]] }, { dataType: "uint8", shape: [4, 64, 64, 3] });
   const b: number[] = reshape.shape;

@@ -5,7 +5,22 @@
 use js_sys::{Array, Object, Reflect, Uint16Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
-use zarr_jpeg::wasm::{decode, encode, encode_into, validate_config};
+use zarr_jpeg::wasm::{decode, validate_config};
+
+/// `wasm::encode` as JavaScript calls it without the optional options argument.
+fn encode(config: JsValue, data: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {
+    zarr_jpeg::wasm::encode(config, data, shape, JsValue::UNDEFINED)
+}
+
+/// `wasm::encode_into` as JavaScript calls it without the optional options argument.
+fn encode_into(
+    config: JsValue,
+    data: JsValue,
+    shape: JsValue,
+    out: JsValue,
+) -> Result<u32, JsValue> {
+    zarr_jpeg::wasm::encode_into(config, data, shape, out, JsValue::UNDEFINED)
+}
 
 fn json(text: &str) -> JsValue {
     js_sys::JSON::parse(text).unwrap()
@@ -290,4 +305,33 @@ fn encode_into_writes_encodes_stream_or_nothing() {
             "{cfg}: a failed encode_into wrote"
         );
     }
+}
+
+#[wasm_bindgen_test]
+fn encode_options_leave_restart_intervals_out_or_name_what_is_wrong() {
+    let cfg = SPEC_EXAMPLES[0];
+    let is_gray = cfg.contains("grayscale");
+    let dims: &[u32] = if is_gray { &[200, 40] } else { &[200, 40, 3] };
+    let data = samples(dims.iter().product::<u32>() as usize);
+    let has_dri = |s: &Uint8Array| s.to_vec().windows(2).any(|p| p == [0xFF, 0xDD]);
+    let with = encode(json(cfg), data.clone().into(), shape(dims)).unwrap();
+    assert!(
+        has_dri(&with),
+        "the default writes restart intervals at 200 rows"
+    );
+    let off = json(r#"{"restartIntervals": false}"#);
+    let plain = zarr_jpeg::wasm::encode(json(cfg), data.clone().into(), shape(dims), off).unwrap();
+    assert!(
+        !has_dri(&plain),
+        "{{ restartIntervals: false }} wrote a DRI"
+    );
+    error_message(
+        zarr_jpeg::wasm::encode(
+            json(cfg),
+            data.into(),
+            shape(dims),
+            json(r#"{"restartIntervals": 1}"#),
+        ),
+        "restartIntervals must be true or false, got 1",
+    );
 }
