@@ -23,6 +23,9 @@ options:
   --name NAME        multiscale name (default: the input file's name)
   --pixel-size S     physical pixel size for the scale transforms (default 1)
   --unit U           unit of the space axes, e.g. micrometer
+  --no-restart-intervals
+                     write no restart intervals (they make zarr-jpeg's decoder faster and
+                     browsers' own decoders slower; README "Restart intervals")
   --overwrite        replace <out.zarr> if it exists
   --quiet            no progress or summary
   --json             print the summary as JSON
@@ -42,7 +45,14 @@ const VALUE_OPTIONS = {
   "--pixel-size": ["pixelSize", "number"],
   "--unit": ["unit", "string"],
 };
-const FLAGS = { "--overwrite": "overwrite", "--quiet": "quiet", "--json": "json", "--help": "help", "-h": "help" };
+const FLAGS = {
+  "--overwrite": "overwrite",
+  "--no-restart-intervals": "noRestartIntervals",
+  "--quiet": "quiet",
+  "--json": "json",
+  "--help": "help",
+  "-h": "help",
+};
 
 /** Parses argv into `{ input, output, options, flags }` or `{ error }`. */
 export function parseArgs(argv) {
@@ -87,6 +97,7 @@ export function parseArgs(argv) {
     return { error: positional.length < 2 ? "expected <image> and <out.zarr>" : `expected two paths, got ${positional.length}: ${positional.join(" ")}` };
   }
   if (flags.overwrite) options.overwrite = true;
+  if (flags.noRestartIntervals) options.restartIntervals = false;
   return { input: positional[0], output: positional[1], options, flags };
 }
 

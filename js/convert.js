@@ -53,7 +53,7 @@ function subsamplingName(value) {
  */
 export function resolveOptions(options, channels) {
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "overwrite", "onProgress", "onWarning"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -114,8 +114,12 @@ export function resolveOptions(options, channels) {
   if (pixelSize !== null && !(typeof pixelSize === "number" && pixelSize > 0 && Number.isFinite(pixelSize))) {
     throw new ConvertError(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
   }
+  const restartIntervals = options.restartIntervals ?? true;
+  if (typeof restartIntervals !== "boolean") {
+    throw new ConvertError(`restartIntervals must be true or false, got ${JSON.stringify(restartIntervals)}`);
+  }
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    components: color === "grayscale" ? 1 : 3 };
+    encodeOptions: { restartIntervals }, components: color === "grayscale" ? 1 : 3 };
 }
 
 // ------------------------------------------------------------------ input
@@ -339,7 +343,8 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
  * @param output the store directory to create (must not exist unless `overwrite`)
  * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
- *   name, pixelSize, unit, overwrite, onProgress(event), onWarning(message) }`
+ *   name, pixelSize, unit, restartIntervals=true (encode()'s option), overwrite, onProgress(event),
+ *   onWarning(message) }`
  * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
  */
 export async function convert(input, output, options = {}) {
@@ -419,7 +424,7 @@ export async function convert(input, output, options = {}) {
       let levelChunks = 0;
       const encodeChunk = (cy, cx) => {
         const samples = tile(current, cy * ch, cx * cw, ch, cw);
-        const bytes = encode(plan.config, samples, shape);
+        const bytes = encode(plan.config, samples, shape, plan.encodeOptions);
         if (level === 0) {
           const e = squaredError(current, cy * ch, cx * cw, ch, cw, decode(plan.config, bytes, shape));
           error0.sum += e.sum;

@@ -311,6 +311,7 @@ test("refuses options the spec does not allow, before writing anything", async (
     [rgb, { levels: 0 }, /levels must be a positive integer/],
     [rgb, { channelAxis: "middle" }, /channelAxis/],
     [rgb, { qualty: 90 }, /unknown option "qualty"/],
+    [rgb, { restartIntervals: "no" }, /restartIntervals must be true or false, got "no"/],
     [{ data: new Uint16Array(16), shape: [4, 4] }, {}, /must be a Uint8Array/],
     [{ data: new Uint8Array(10), shape: [4, 4] }, {}, /holds 10 samples but shape \[4,4\] needs 16/],
     [{ data: new Uint8Array(32), shape: [4, 4, 2] }, {}, /channels must be 1/],
@@ -377,4 +378,23 @@ test("CLI: parses the issue's options; `zarr-jpeg convert` writes a store and pr
   const missing = spawnSync(process.execPath, [cli, "convert", path.join(tmp, "nope.png"), out()], { encoding: "utf8" });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /cannot read .*nope\.png/);
+});
+
+test("restart intervals: written in chunks taller than 64 rows by default, none with { restartIntervals: false } or --no-restart-intervals", async () => {
+  const input = { data: grayImage(200, 100), shape: [200, 100] };
+  const chunkHasDri = (dir) => {
+    const files = fs.readdirSync(path.join(dir, "0", "c"), { recursive: true }).map(String);
+    const chunk = files.map((f) => path.join(dir, "0", "c", f)).find((f) => fs.statSync(f).isFile());
+    const bytes = fs.readFileSync(chunk);
+    return bytes.some((v, i) => v === 0xff && bytes[i + 1] === 0xdd);
+  };
+  const plain = out();
+  await convert(input, plain, { chunk: 128, levels: 1, restartIntervals: false });
+  assert.equal(chunkHasDri(plain), false);
+  const withIntervals = out();
+  await convert(input, withIntervals, { chunk: 128, levels: 1 });
+  assert.equal(chunkHasDri(withIntervals), true);
+  const parsed = parseArgs(["a.png", "b.zarr", "--no-restart-intervals"]);
+  assert.equal(parsed.options.restartIntervals, false);
+  assert.equal(parseArgs(["a.png", "b.zarr"]).options.restartIntervals, undefined);
 });
