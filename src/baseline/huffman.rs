@@ -500,6 +500,15 @@ macro_rules! dc {
     }};
 }
 
+/// Reloads a lane's bit buffer at its position (`base` + the marker's trailing zeros).
+macro_rules! reload {
+    ($data:expr, $base:ident, $buf:ident) => {{
+        let p = $base + $buf.trailing_zeros() as usize;
+        $base = p & !7;
+        $buf = refill($data, p);
+    }};
+}
+
 /// One step of the AC loop (`$pos < 64`): one or two symbols from the paired table, or
 /// one from the single table (EXTRA, LONG, the block's last position).
 macro_rules! ac_step {
@@ -507,9 +516,7 @@ macro_rules! ac_step {
         let t: &ComponentTables = $t;
         // fewer than FAST_BITS bits left (the marker in the top FAST_BITS + 1): reload
         if $buf << FAST_BITS == 0 {
-            let p = $base + $buf.trailing_zeros() as usize;
-            $base = p & !7;
-            $buf = refill($data, p);
+            reload!($data, $base, $buf);
         }
         let index = ($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1);
         let e = t.ac[index];
@@ -531,9 +538,7 @@ macro_rules! ac_step {
             // fewer than 32 bits left (the marker in the top half): reload, so that the
             // longest code with its magnitude bits (31) fits (the look-ahead is the same)
             if $buf as u32 == 0 {
-                let p = $base + $buf.trailing_zeros() as usize;
-                $base = p & !7;
-                $buf = refill($data, p);
+                reload!($data, $base, $buf);
             }
             let (run, value);
             if e & (EXTRA | LONG) == 0 {

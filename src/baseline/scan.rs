@@ -24,10 +24,38 @@ pub(crate) struct RowBuffer {
     pub v: usize,
 }
 
+#[derive(Clone, Copy)]
 pub(crate) struct Idct {
     pub one: IDCTPtr,
     pub four: IDCTPtr,
     pub full: IDCTPtr,
+}
+
+impl Idct {
+    /// The IDCT of `coefficients` (a block whose zig-zag length is `len`) into the 8 rows
+    /// of `samples` from `at` (always inside the row buffer, which is sized for mcu_x
+    /// MCUs; checked so that nothing can panic).
+    #[inline(always)]
+    fn block(
+        &self,
+        coefficients: &mut [i32; 64],
+        len: u32,
+        samples: &mut [i16],
+        at: usize,
+        stride: usize,
+    ) -> Result<(), Defer> {
+        let out = samples
+            .get_mut(at..at + 7 * stride + 8)
+            .ok_or(Defer::INTERNAL)?;
+        if len <= 1 {
+            (self.one)(coefficients, out, stride);
+        } else if len <= 10 {
+            (self.four)(coefficients, out, stride);
+        } else {
+            (self.full)(coefficients, out, stride);
+        }
+        Ok(())
+    }
 }
 
 pub(crate) struct Scan {
@@ -91,10 +119,11 @@ impl Scan {
     /// Decodes one MCU row into `rows` (one per component, in frame order).
     pub(crate) fn decode_row(&mut self, rows: &mut [RowBuffer]) -> Result<(), Defer> {
         let corrupt = Defer("entropy-coded data the baseline decoder does not accept");
+        // the three IDCTs in locals, not loaded from `self` for every block
+        let idct = self.idct;
         let ctl: &mut ScanControl = &mut self.fast.ctl;
         let mut dec = BlockDecoder::new(&self.fast.data, ctl.bits);
         let tmp = &mut self.tmp;
-        let (idct_1x1, idct_4x4, idct) = (self.idct.one, self.idct.four, self.idct.full);
         if rows.len() != self.tables.len() {
             return Err(Defer::INTERNAL);
         }
@@ -115,20 +144,8 @@ impl Scan {
                             return Err(corrupt);
                         }
                         clobber_more_than_4x4 = len > 10;
-                        // the block's 8 rows (always inside the row buffer, which is sized
-                        // for mcu_x MCUs; checked so that nothing can panic)
                         let at = stride * v * 8 + (j * row.h + h) * 8;
-                        let out = row
-                            .samples
-                            .get_mut(at..at + 7 * stride + 8)
-                            .ok_or(Defer::INTERNAL)?;
-                        if len <= 1 {
-                            idct_1x1(tmp, out, stride);
-                        } else if len <= 10 {
-                            idct_4x4(tmp, out, stride);
-                        } else {
-                            idct(tmp, out, stride);
-                        }
+                        idct.block(tmp, len, &mut row.samples, at, stride)?;
                     }
                 }
             }
@@ -183,12 +200,13 @@ impl Scan {
         if !self.can_pair() || first.len() != rows || second.len() != rows {
             return Err(Defer::INTERNAL);
         }
+        // the three IDCTs in locals, not loaded from `self` for every block
+        let idct = self.idct;
         let ctl: &mut ScanControl = &mut self.fast.ctl;
         let start_b = ctl.next_start().ok_or(Defer::INTERNAL)?;
         let (mut bits_a, mut bits_b) = (ctl.bits, start_b);
         let data = &self.fast.data[..];
         let (tmp_a, tmp_b) = (&mut self.tmp, &mut self.tmp_pair);
-        let (idct_1x1, idct_4x4, idct) = (self.idct.one, self.idct.four, self.idct.full);
         let mut preds_b = [0; 3];
         let mut clobber = [true; 2];
         for (row_set_a, row_set_b) in first.iter_mut().zip(second.iter_mut()) {
@@ -222,23 +240,8 @@ impl Scan {
                             }
                             clobber = [len_a > 10, len_b > 10];
                             let at = stride * v * 8 + (j * row_a.h + h) * 8;
-                            let blocks = [
-                                (&mut *row_a, &mut *tmp_a, len_a),
-                                (&mut *row_b, &mut *tmp_b, len_b),
-                            ];
-                            for (row, tmp, len) in blocks {
-                                let out = row
-                                    .samples
-                                    .get_mut(at..at + 7 * stride + 8)
-                                    .ok_or(Defer::INTERNAL)?;
-                                if len <= 1 {
-                                    idct_1x1(tmp, out, stride);
-                                } else if len <= 10 {
-                                    idct_4x4(tmp, out, stride);
-                                } else {
-                                    idct(tmp, out, stride);
-                                }
-                            }
+                            idct.block(tmp_a, len_a, &mut row_a.samples, at, stride)?;
+                            idct.block(tmp_b, len_b, &mut row_b.samples, at, stride)?;
                         }
                     }
                 }
