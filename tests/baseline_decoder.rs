@@ -191,49 +191,48 @@ fn fixtures() -> Vec<Case> {
     out
 }
 
+/// Our encoder's stream of `pattern_image(pattern, h, w, c, seed)` at `quality`.
+fn encoded_case(
+    (label, json, c): (String, String, usize),
+    quality: u8,
+    (h, w): (usize, usize),
+    pattern: usize,
+    seed: u64,
+) -> Case {
+    let samples = pattern_image(pattern, h, w, c, seed);
+    let shape: Vec<u64> = if c == 1 {
+        vec![h as u64, w as u64]
+    } else {
+        vec![h as u64, w as u64, c as u64]
+    };
+    Case {
+        name: format!("encode {label} q{quality} {h}x{w} pattern {pattern}"),
+        stream: zarr_jpeg::encode(&config(&json), &samples, &shape).unwrap(),
+        clean_baseline: true,
+    }
+}
+
 fn encoded() -> Vec<Case> {
     let mut out = Vec::new();
     let sizes = [(1, 1), (7, 13), (17, 33), (61, 47), (64, 48)];
-    for (i, &(h, w)) in sizes.iter().enumerate() {
+    for (i, &size) in sizes.iter().enumerate() {
         for pattern in [0, 6, 7, 8] {
             for quality in [10, 90, 100] {
-                for (label, json, c) in encoder_configs(quality) {
-                    let samples = pattern_image(pattern, h, w, c, (i * 31 + pattern) as u64);
-                    let shape: Vec<u64> = if c == 1 {
-                        vec![h as u64, w as u64]
-                    } else {
-                        vec![h as u64, w as u64, c as u64]
-                    };
-                    let stream = zarr_jpeg::encode(&config(&json), &samples, &shape).unwrap();
-                    out.push(Case {
-                        name: format!("encode {label} q{quality} {h}x{w} pattern {pattern}"),
-                        stream,
-                        clean_baseline: true,
-                    });
+                for mode in encoder_configs(quality) {
+                    let seed = (i * 31 + pattern) as u64;
+                    out.push(encoded_case(mode, quality, size, pattern, seed));
                 }
             }
         }
     }
     // taller than one restart interval (64 rows): restart intervals of whole MCU rows,
     // decoded two at a time, with rows left over after the pairs at every height here
-    for (i, &(h, w)) in [(65, 9), (150, 37), (200, 20), (300, 13)]
-        .iter()
-        .enumerate()
-    {
+    let tall = [(65, 9), (150, 37), (200, 20), (300, 13)];
+    for (i, &size) in tall.iter().enumerate() {
         for pattern in [6, 7] {
-            for (label, json, c) in encoder_configs(75) {
-                let samples = pattern_image(pattern, h, w, c, (i * 17 + pattern) as u64);
-                let shape: Vec<u64> = if c == 1 {
-                    vec![h as u64, w as u64]
-                } else {
-                    vec![h as u64, w as u64, c as u64]
-                };
-                let stream = zarr_jpeg::encode(&config(&json), &samples, &shape).unwrap();
-                out.push(Case {
-                    name: format!("encode {label} q75 {h}x{w} pattern {pattern}"),
-                    stream,
-                    clean_baseline: true,
-                });
+            for mode in encoder_configs(75) {
+                let seed = (i * 17 + pattern) as u64;
+                out.push(encoded_case(mode, 75, size, pattern, seed));
             }
         }
     }
