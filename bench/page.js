@@ -127,6 +127,24 @@ function jsquashOptions(mode, baseline) {
   return o;
 }
 
+// cornerstone's reused decoder: the stream copied in, the samples copied out of wasm memory
+function cornerstoneDecode(stream) {
+  csDecoder.getEncodedBuffer(stream.length).set(stream);
+  csDecoder.decode();
+  return csDecoder.getDecodedBuffer().slice();
+}
+
+// Chromium's decoder: RGBA samples copied out of the VideoFrame into a new array
+async function imageDecoderDecode(stream) {
+  const dec = new ImageDecoder({ data: stream, type: "image/jpeg", colorSpaceConversion: "none" });
+  const { image } = await dec.decode();
+  const out = new Uint8Array(image.allocationSize({ format: "RGBA" }));
+  await image.copyTo(out, { format: "RGBA" });
+  image.close();
+  dec.close();
+  return out;
+}
+
 function candidates(spec, raw, jpeg, plain) {
   const { width: w, height: h, channels, mode } = spec;
   const n = w * h;
@@ -150,31 +168,13 @@ function candidates(spec, raw, jpeg, plain) {
       },
       channels,
     },
-    cornerstone: {
-      run: () => {
-        csDecoder.getEncodedBuffer(jpeg.length).set(jpeg);
-        csDecoder.decode();
-        return csDecoder.getDecodedBuffer().slice();
-      },
-      channels,
-    },
+    cornerstone: { run: () => cornerstoneDecode(jpeg), channels },
     jsquash: { run: async () => (await jsqDecode(jpeg.slice().buffer)).data, channels: 4 },
     "jpeg-js": {
       run: () => jpegjs.decode(jpeg, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: 4096 }).data,
       channels: 3,
     },
-    ImageDecoder: {
-      run: async () => {
-        const dec = new ImageDecoder({ data: jpeg, type: "image/jpeg", colorSpaceConversion: "none" });
-        const { image } = await dec.decode();
-        const out = new Uint8Array(image.allocationSize({ format: "RGBA" }));
-        await image.copyTo(out, { format: "RGBA" });
-        image.close();
-        dec.close();
-        return out;
-      },
-      channels: 4,
-    },
+    ImageDecoder: { run: () => imageDecoderDecode(jpeg), channels: 4 },
     "createImageBitmap+canvas": {
       run: async () => {
         const bmp = await createImageBitmap(jpegBlob, { colorSpaceConversion: "none", premultiplyAlpha: "none" });
@@ -190,26 +190,8 @@ function candidates(spec, raw, jpeg, plain) {
   // -optimize of it, the same coefficients), to show what our restart intervals do to each.
   if (plain) {
     decode["ours (no restarts)"] = { run: () => ours.decode(config, plain, shape), channels };
-    decode["cornerstone (no restarts)"] = {
-      run: () => {
-        csDecoder.getEncodedBuffer(plain.length).set(plain);
-        csDecoder.decode();
-        return csDecoder.getDecodedBuffer().slice();
-      },
-      channels,
-    };
-    decode["ImageDecoder (no restarts)"] = {
-      run: async () => {
-        const dec = new ImageDecoder({ data: plain, type: "image/jpeg", colorSpaceConversion: "none" });
-        const { image } = await dec.decode();
-        const out = new Uint8Array(image.allocationSize({ format: "RGBA" }));
-        await image.copyTo(out, { format: "RGBA" });
-        image.close();
-        dec.close();
-        return out;
-      },
-      channels: 4,
-    };
+    decode["cornerstone (no restarts)"] = { run: () => cornerstoneDecode(plain), channels };
+    decode["ImageDecoder (no restarts)"] = { run: () => imageDecoderDecode(plain), channels: 4 };
   }
 
   // Room for any stream these images give at q90 (each is well under its raw size).
