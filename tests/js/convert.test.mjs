@@ -18,6 +18,7 @@ import jpegJs from "jpeg-js";
 import { init, decode, register, checkDataset, formatReport } from "../../dist/index.js";
 import { convert, downsample2x, crc32c, ConvertError, levelCount } from "../../dist/convert.js";
 import { parseArgs } from "../../dist/convert-cli.js";
+import { restartMarkers } from "./helpers/restart-markers.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 register(zarr.registry);
@@ -385,8 +386,7 @@ test("restart intervals: written in chunks taller than 64 rows by default, none 
   const chunkHasDri = (dir) => {
     const files = fs.readdirSync(path.join(dir, "0", "c"), { recursive: true }).map(String);
     const chunk = files.map((f) => path.join(dir, "0", "c", f)).find((f) => fs.statSync(f).isFile());
-    const bytes = fs.readFileSync(chunk);
-    return bytes.some((v, i) => v === 0xff && bytes[i + 1] === 0xdd);
+    return restartMarkers(fs.readFileSync(chunk)).dri !== null;
   };
   const plain = out();
   await convert(input, plain, { chunk: 128, levels: 1, restartIntervals: false });

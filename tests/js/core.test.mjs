@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
 import { init, initFullDecoder, isReady, encode, encodeInto, decode, decodeInto, validateConfig } from "../../dist/index.js";
 import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
+import { restartMarkers } from "./helpers/restart-markers.mjs";
 
 
 /** A crop of a sample image (ihc.png for colour, cell.png for grayscale) as C-order samples. */
@@ -270,20 +271,6 @@ test("arrays larger than wasm memory can take are errors, not traps, and a wrong
   assert.equal(huge[300], 0, "a refused output buffer was written");
   assert.equal(decode(config, stream, [16, 16]).length, 256);
 });
-
-// Our marker walk (SOI, segments, entropy-coded data skipped): does the stream carry a DRI,
-// and how many RSTn markers follow it?
-function restartMarkers(stream) {
-  let dri = null;
-  let rst = 0;
-  for (let i = 2; i + 1 < stream.length; i++) {
-    if (stream[i] !== 0xff) continue;
-    const m = stream[i + 1];
-    if (m >= 0xd0 && m <= 0xd7) rst++;
-    else if (m === 0xdd) dri = (stream[i + 4] << 8) | stream[i + 5];
-  }
-  return { dri, rst };
-}
 
 test("encode options: restart intervals of 64 rows by default in taller chunks, none with { restartIntervals: false }; bad options are Errors that name them", async () => {
   await init();

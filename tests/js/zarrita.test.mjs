@@ -9,6 +9,7 @@ import path from "node:path";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import * as pkg from "../../dist/index.js";
+import { restartMarkers } from "./helpers/restart-markers.mjs";
 
 // The package's public face re-exports js/zarrita.js; until it does, read the same built module directly.
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
@@ -165,7 +166,7 @@ test("register(registry, { encodeOptions }) passes encode()'s options to every c
     await zarr.set(arr, null, { data: image(200, 40, 1), shape: [200, 40], stride: [40, 1] });
     return store.get("/c/0/0");
   };
-  const hasDri = (stream) => stream.some((v, i) => v === 0xff && stream[i + 1] === 0xdd);
+  const hasDri = (stream) => restartMarkers(stream).dri !== null;
   const registry = new Map(zarr.registry);
   register(registry, { encodeOptions: { restartIntervals: false } });
   // zarr.create takes codecs from zarr.registry: swap ours in for the write, then restore
