@@ -22,8 +22,8 @@ import { loadPng, tile, centreCrop } from "./lib/images.mjs";
 import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
 
 const USAGE = `usage:
-  node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu]
-  node bench/ab.mjs [<distA>] <distB> --profile [--encode] [--only SUBSTR] [--min-ms MS] [--top N]
+  node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu] [--no-restarts]
+  node bench/ab.mjs [<distA>] <distB> --profile [--encode] [--only SUBSTR] [--min-ms MS] [--top N] [--no-restarts]
 
   --encode      time encode instead of decode; A and B must write identical bytes (exit 1 if not)
   --browser     time in headless Chromium (/usr/bin/chromium via playwright-core), not in Node
@@ -31,6 +31,7 @@ const USAGE = `usage:
   --only S      only the cases whose id contains S (ids: ihc-2048-420, cell-256-gray, ...)
   --min-ms MS   A/B: each timed batch lasts >= MS (default 150 decode, 40 encode);
                 --profile: the profiled run of each case lasts >= MS (default 2000)
+  --no-restarts decode streams written without restart intervals (encode's restartIntervals: false)
   --cpu         time the process's CPU time (user + system), not wall time (Node only)
   --profile     no A/B: run B alone in headless Chromium under the DevTools CPU profiler
                 (sampling every 200 us) and print ms per operation and the --top (default 15)
@@ -62,12 +63,13 @@ function samples({ image, size }) {
 // Child process: writes the decode cases' streams with one dist's encoder, so that the
 // parent never loads a whole codec (which decode() would then use instead of the decoder).
 if (process.argv[2] === "--write-streams") {
-  const [dist, dir, ...ids] = process.argv.slice(3);
+  const [dist, dir, restarts, ...ids] = process.argv.slice(3);
   const lib = await import(loaderUrl(dist));
   await lib.init();
+  const options = { restartIntervals: restarts === "restarts" };
   for (const c of allCases().filter((c) => ids.includes(c.id))) {
     const { data, shape } = samples(c);
-    fs.writeFileSync(path.join(dir, `${c.id}.bin`), lib.encode(CONFIGS[c.mode], data, shape));
+    fs.writeFileSync(path.join(dir, `${c.id}.bin`), lib.encode(CONFIGS[c.mode], data, shape, options));
   }
   process.exit(0);
 }
@@ -86,6 +88,7 @@ try {
       only: { type: "string" },
       "min-ms": { type: "string" },
       top: { type: "string" },
+      "no-restarts": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -136,7 +139,7 @@ try {
   }
   if (!encode) {
     const writer = distA ?? distB;
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", writer, dir, ...cases.map((c) => c.id)], { stdio: "inherit" });
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--write-streams", writer, dir, o["no-restarts"] ? "none" : "restarts", ...cases.map((c) => c.id)], { stdio: "inherit" });
   }
   if (profile) await profileInChromium();
   else await abTables();
