@@ -243,6 +243,8 @@ function candidates(spec, raw, jpeg, plain) {
 }
 
 const now = () => performance.now();
+/** Pause after each collection, before a candidate's timed sample (see runCase). */
+const SETTLE_MS = 50;
 
 async function runCase(spec, timing) {
   const raw = await fetchBytes(spec.rawUrl);
@@ -298,8 +300,12 @@ async function runCase(spec, timing) {
         // Collect first (outside the timed region), so one candidate's garbage is not
         // collected on the next one's clock; a collection its own allocations trigger still
         // counts. (gc exists when Chromium runs with --js-flags=--expose-gc, as bench/run.mjs
-        // starts it.)
+        // starts it.) Then let the collection's background work (V8 sweeps and frees on
+        // helper threads) finish: on 2 cores it competed with the next candidate, most with
+        // one that decodes on another thread. ImageDecoder, timed right after jpeg-js's
+        // garbage, measured 93 MP/s on cell 2048² instead of the 154 it gives settled.
         globalThis.gc?.();
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
         const t0 = now();
         for (let i = 0; i < a.entry.iters; i++) await a.c.run();
         a.entry.samplesMs.push((now() - t0) / a.entry.iters);
