@@ -24,8 +24,8 @@ options:
   --pixel-size S     physical pixel size for the scale transforms (default 1)
   --unit U           unit of the space axes, e.g. micrometer
   --no-restart-intervals
-                     write no restart intervals (they make zarr-jpeg's decoder faster and
-                     browsers' own decoders slower; README "Restart intervals")
+                     write no restart intervals (they make zarr-jpeg's decoder faster,
+                     other decoders about as fast; README "Restart intervals")
   --overwrite        replace <out.zarr> if it exists
   --quiet            no progress or summary
   --json             print the summary as JSON

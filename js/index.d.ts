@@ -82,9 +82,10 @@ export function validateConfig(config: unknown): NormalizedJpegCodecConfiguratio
 export interface EncodeOptions {
   /**
    * Restart intervals of 64 image rows in chunks taller than that (default true): this
-   * package decodes two intervals at a time (about 1.07× faster); libjpeg-turbo reads them
-   * within a few per cent, Chromium's own decoder (ImageDecoder, createImageBitmap) 10–36 %
-   * slower; 0.0–0.7 % more bytes. Turn off for data mostly read with browsers' own decoders.
+   * package decodes two intervals at a time (about 1.07× faster); libjpeg-turbo and
+   * Chromium's own decoder (ImageDecoder, createImageBitmap) read them within a few per cent
+   * of their speed without them; 0.0–0.7 % more bytes. Turn off for the last few bytes of
+   * small chunks, or for a reader whose decoder does not handle restart markers.
    */
   restartIntervals?: boolean;
 }

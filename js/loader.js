@@ -171,7 +171,7 @@ export function validateConfig(config) {
 /**
  * Encodes a chunk's C-order uint8 samples (`shape` (H, W), (H, W, 1) or (H, W, 3)) as a JPEG
  * stream. `options.restartIntervals` (default true): restart intervals of 64 rows in chunks
- * taller than that, which this package decodes faster and Chromium's own decoder slower.
+ * taller than that, which this package decodes faster and other decoders about as fast.
  */
 export function encode(config, data, shape, options) {
   return call(encoder(), "encode", config, data, shape, options);

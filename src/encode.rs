@@ -54,9 +54,9 @@ impl SampleSource for &[u8] {
 pub struct EncodeOptions {
     /// Restart intervals of 64 image rows (whole MCU rows) in chunks taller than that
     /// (default): zarr-jpeg's decoder decodes two intervals at a time (0.94–1.11× the
-    /// speed without them, 1.07× typical); libjpeg-turbo is within a few per cent,
-    /// Chromium's own decoder 10–36 % slower on them; 0.0–0.7 % more bytes. Off for data
-    /// mostly read with browsers' own decoders.
+    /// speed without them, 1.07× typical); libjpeg-turbo and Chromium's own decoder are
+    /// within a few per cent of their speed without them; 0.0–0.7 % more bytes. Off for the
+    /// last few bytes of small chunks, or for readers that do not handle restart markers.
     pub restart_intervals: bool,
 }
 
