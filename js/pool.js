@@ -21,6 +21,10 @@ const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers fo
 // through the calling thread's pauses; few enough that Node, which handles every message
 // already queued on a port in one go, does not block this thread through a whole read.
 const MAX_IN_FLIGHT_PER_WORKER = 16;
+// Workers started in place of ones that died, per worker of the pool: a worker killed from
+// outside (memory pressure, a crash) is replaced, one that dies whatever it is sent is not
+// restarted for ever.
+const REPLACEMENTS_PER_WORKER = 2;
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
 
 async function spawn(url) {
@@ -103,18 +107,20 @@ export class DecodePool {
   #waiting = []; // [id, job]: for a worker with fewer than MAX_IN_FLIGHT_PER_WORKER chunks
   #nextId = 1;
   #fullDecoder = null; // Promise: the full decoder loaded on this thread
+  #replacementsLeft;
   /** "workers" once at least one worker answered, "main-thread" after falling back. */
   mode = "pending";
   /**
-   * Counters: workers handed the full decoder, and chunks decoded on the calling thread
-   * (no workers, a dead worker's jobs, or a chunk a worker could not decode even with
-   * the full decoder).
+   * Counters: workers handed the full decoder, chunks decoded on the calling thread (no
+   * workers, a dead worker's jobs, or a chunk a worker could not decode even with the full
+   * decoder), and workers started in place of ones that died.
    */
-  stats = { fullDecoderWorkers: 0, decodedHere: 0 };
+  stats = { fullDecoderWorkers: 0, decodedHere: 0, workersReplaced: 0 };
 
   constructor({ size = 1, workerUrl } = {}) {
     this.#size = Math.max(1, Math.floor(size));
     this.#url = workerUrl; // undefined: ./worker.js next to this module
+    this.#replacementsLeft = REPLACEMENTS_PER_WORKER * this.#size;
   }
 
   /** Decodes in a worker; resolves to the C-order samples. */
@@ -248,9 +254,11 @@ export class DecodePool {
     });
   }
 
-  // A worker died: take it out of the pool and finish its jobs on the calling thread.
+  // A worker died: take it out of the pool, finish its jobs on the calling thread and start
+  // another in its place (within the pool's budget of replacements).
   async #retire(slot) {
-    const workers = await this.#workers;
+    const pool = this.#workers;
+    const workers = await pool;
     const i = workers?.indexOf(slot) ?? -1;
     if (i >= 0) workers.splice(i, 1);
     slot.worker.terminate();
@@ -260,6 +268,20 @@ export class DecodePool {
     if (workers?.length === 0) {
       for (const [, job] of this.#waiting.splice(0)) this.#finishHere(job);
     }
+    // (a worker that died before it was ready was never in the list: not replaced)
+    if (i < 0 || this.#workers !== pool || this.#replacementsLeft <= 0) return;
+    this.#replacementsLeft--;
+    const fresh = await this.#startOne();
+    if (!fresh) return;
+    if (this.#workers !== pool || !fresh.alive) {
+      // closed while it started (close() did not see it), or already dead
+      fresh.alive = false;
+      fresh.worker.terminate();
+      return;
+    }
+    workers.push(fresh);
+    this.stats.workersReplaced++;
+    while (this.#waiting.length > 0 && fresh.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#sendWaiting(fresh);
   }
 
   // The chunks sent to these workers, which will not answer them, finish on this thread.

@@ -26,8 +26,12 @@ export interface RegisterOptions {
 export interface DecodePool {
   /** "pending" until first use, then "workers", or "main-thread" after falling back. */
   readonly mode: "pending" | "workers" | "main-thread";
-  /** Workers handed the full decoder (loaded when a chunk needs it), and chunks decoded on the calling thread. */
-  readonly stats: { readonly fullDecoderWorkers: number; readonly decodedHere: number };
+  /**
+   * Workers handed the full decoder (loaded when a chunk needs it), chunks decoded on the
+   * calling thread, and workers started in place of ones that died (at most two per worker
+   * of the pool; the chunks a dead worker held decode on the calling thread).
+   */
+  readonly stats: { readonly fullDecoderWorkers: number; readonly decodedHere: number; readonly workersReplaced: number };
   decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
   /** Terminates the workers; chunks they had not answered decode on the calling thread. */
   close(): Promise<void>;

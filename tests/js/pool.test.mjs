@@ -4,6 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import * as pkg from "../../dist/index.js";
@@ -117,6 +120,54 @@ test("pool: chunks waiting for a worker that dies, the only one, decode on the c
     const decoded = await Promise.all(Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])));
     for (const samples of decoded) assert.deepEqual([...samples], expected);
     assert.equal(handle.pool.stats.decodedHere, 40);
+  } finally {
+    await handle.close();
+  }
+});
+
+/** Resolves once `condition()` holds; rejects after `ms`. */
+async function until(condition, what, ms = 15000) {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test("pool: a worker that dies is replaced, and chunks decode in workers again", { timeout: 30000 }, async () => {
+  const { gray, stream, expected } = await grayChunk();
+  const flag = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-pool-")), "died");
+  process.env.ZARR_JPEG_TEST_DIES_ONCE = flag; // read by the workers, which copy the environment
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dies-once-worker.mjs", import.meta.url) });
+  try {
+    assert.deepEqual([...(await handle.pool.decode(gray, stream, [8, 8]))], expected);
+    assert.ok(fs.existsSync(flag), "the first worker was the one that dies");
+    assert.equal(handle.pool.stats.decodedHere, 1);
+    await until(() => handle.pool.stats.workersReplaced === 1, "the replacement worker");
+    const decoded = await Promise.all(Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])));
+    for (const samples of decoded) assert.deepEqual([...samples], expected);
+    assert.equal(handle.pool.stats.decodedHere, 1, "the replacement decoded them");
+    assert.equal(handle.pool.mode, "workers");
+  } finally {
+    delete process.env.ZARR_JPEG_TEST_DIES_ONCE;
+    await handle.close();
+  }
+});
+
+test("pool: a worker that dies at every chunk is replaced twice, then chunks decode on the calling thread", { timeout: 30000 }, async () => {
+  const { gray, stream, expected } = await grayChunk();
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
+  try {
+    for (const replaced of [1, 2]) {
+      assert.deepEqual([...(await handle.pool.decode(gray, stream, [8, 8]))], expected);
+      await until(() => handle.pool.stats.workersReplaced === replaced, `replacement ${replaced}`);
+    }
+    // the second replacement dies at its chunk too; no third is started
+    assert.deepEqual([...(await handle.pool.decode(gray, stream, [8, 8]))], expected);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(handle.pool.stats.workersReplaced, 2);
+    assert.deepEqual([...(await handle.pool.decode(gray, stream, [8, 8]))], expected);
+    assert.equal(handle.pool.stats.decodedHere, 4);
   } finally {
     await handle.close();
   }
