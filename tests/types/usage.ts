@@ -10,7 +10,9 @@ import { reshapeShape } from "../../dist/reshape.js";
 export async function view(url: string): Promise<Uint8Array> {
   const handle: Registration = register(zarr.registry);
   const options: RegisterOptions = { workers: navigator.hardwareConcurrency };
-  register(zarr.registry, options);
+  const pooled = register(zarr.registry, options);
+  const { decodedHere, workersReplaced } = pooled.pool?.stats ?? { decodedHere: 0, workersReplaced: 0 };
+  void (decodedHere + workersReplaced);
   const arr = await zarr.open(new zarr.FetchStore(url + "/0"), { kind: "array" });
   if (!arr.is("uint8")) throw new Error("not uint8");
   const { data, shape } = await zarr.get(arr, [null, null, null]);
