@@ -2,7 +2,7 @@
 //! and the normalised form.
 
 use crate::config_value::ConfigValue;
-use crate::error::{CodecError, Result};
+use crate::error::{CodecError, Int, Result};
 
 /// The colour space of the samples as stored in the JPEG stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,9 +301,11 @@ fn parse_subsampling(
             for (i, f) in factors.iter().enumerate().skip(1) {
                 if *f != SamplingFactor::ONE {
                     return Err(CodecError::config(format!(
-                        "subsampling[{i}] must be [1, 1] for ycbcr (the chroma components Cb and Cr \
+                        "subsampling[{}] must be [1, 1] for ycbcr (the chroma components Cb and Cr \
                          are the ones subsampled relative to luma), got [{}, {}]",
-                        f.horizontal, f.vertical
+                        Int::of(i),
+                        Int(f.horizontal.into()),
+                        Int(f.vertical.into())
                     )));
                 }
             }
@@ -344,16 +346,18 @@ fn parse_factor_list(
     };
     if items.len() != count {
         return Err(CodecError::config(format!(
-            "subsampling must have one [horizontal, vertical] pair per component: {count} for \
+            "subsampling must have one [horizontal, vertical] pair per component: {} for \
              encoded_color_space \"{}\", got {} ({})",
+            Int::of(count),
             encoded.name(),
-            items.len(),
+            Int::of(items.len()),
             value.describe()
         )));
     }
     // A loop rather than `collect::<Result<_>>()`, whose adapter costs ~0.6 KB of wasm.
     let mut factors = Vec::with_capacity(count);
     for (i, item) in items.iter().enumerate() {
+        let i = Int::of(i);
         let pair = match item {
             ConfigValue::Array(pair) if pair.len() == 2 => pair,
             other => {
@@ -366,7 +370,8 @@ fn parse_factor_list(
         let factor = |j: usize| match &pair[j] {
             ConfigValue::Number(n) if n.fract() == 0.0 && (1.0..=4.0).contains(n) => Ok(*n as u8),
             other => Err(CodecError::config(format!(
-                "subsampling[{i}][{j}] must be an integer sampling factor from 1 to 4, got {}",
+                "subsampling[{i}][{}] must be an integer sampling factor from 1 to 4, got {}",
+                Int::of(j),
                 other.describe()
             ))),
         };
@@ -384,7 +389,9 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
         return Ok(());
     }
     let blocks = u32::from(h) * u32::from(v) + 2;
+    let (h, v) = (Int(h.into()), Int(v.into()));
     if blocks > 10 {
+        let blocks = Int(blocks.into());
         return Err(CodecError::config(format!(
             "subsampling [[{h}, {v}], [1, 1], [1, 1]] cannot be stored as baseline JPEG: a minimum \
              coded unit would hold {blocks} blocks and ITU-T T.81 allows at most 10"
@@ -393,6 +400,7 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
     let mut supported = String::new();
     for (i, (h, v)) in SUPPORTED_LUMA_FACTORS.iter().enumerate() {
         use std::fmt::Write;
+        let (h, v) = (Int((*h).into()), Int((*v).into()));
         let _ = write!(supported, "{}[{h}, {v}]", if i == 0 { "" } else { ", " });
     }
     Err(CodecError::config(format!(

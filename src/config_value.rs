@@ -8,6 +8,8 @@ use serde::de::{
 };
 use std::fmt;
 
+use crate::error::Int;
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
     Null,
@@ -24,7 +26,7 @@ impl ConfigValue {
     pub fn describe(&self) -> String {
         match self {
             ConfigValue::Null => "null".into(),
-            ConfigValue::Bool(b) => b.to_string(),
+            ConfigValue::Bool(b) => if *b { "true" } else { "false" }.into(),
             ConfigValue::Number(n) => format_number(*n),
             ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
             ConfigValue::Array(items) => {
@@ -68,10 +70,10 @@ fn format_number(n: f64) -> String {
     if n.is_infinite() {
         return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        return (n as i64).to_string();
-    }
     let sign = if n < 0.0 { "-" } else { "" };
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        return format!("{sign}{}", Int(n.abs() as u64));
+    }
     let a = n.abs();
     if (1e-4..1e12).contains(&a) {
         return format!("{sign}{}", six_decimals(a));
@@ -85,18 +87,26 @@ fn format_number(n: f64) -> String {
         mantissa *= 10.0;
         exponent -= 1;
     }
-    format!("{sign}{}e{exponent}", six_decimals(mantissa))
+    let exponent_sign = if exponent < 0 { "-" } else { "" };
+    format!(
+        "{sign}{}e{exponent_sign}{}",
+        six_decimals(mantissa),
+        Int(exponent.unsigned_abs().into())
+    )
 }
 
 /// `a` (0 ≤ a < 1e12) rounded to six decimals, without trailing zeros.
 fn six_decimals(a: f64) -> String {
     let scaled = (a * 1e6).round() as u64;
     let (int, frac) = (scaled / 1_000_000, scaled % 1_000_000);
-    if frac == 0 {
-        return int.to_string();
-    }
-    let mut text = format!("{int}.{frac:06}");
+    // `{int}.{frac:06}`: the digits of 1_000_000 + frac after its leading 1
+    let frac = Int(1_000_000 + frac).to_string();
+    let mut text = format!("{}.{}", Int(int), frac.get(1..).unwrap_or_default());
+    // the zeros after the last significant decimal, then the point if no decimal is left
     while text.ends_with('0') {
+        text.pop();
+    }
+    if text.ends_with('.') {
         text.pop();
     }
     text
@@ -120,7 +130,8 @@ impl<'de> DeserializeSeed<'de> for Nested {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ConfigValue, D::Error> {
         if self.0 > MAX_DEPTH {
             return Err(D::Error::custom(format!(
-                "the configuration is nested more than {MAX_DEPTH} levels deep"
+                "the configuration is nested more than {} levels deep",
+                Int::of(MAX_DEPTH)
             )));
         }
         deserializer.deserialize_any(ConfigValueVisitor(self.0))
@@ -230,6 +241,12 @@ mod tests {
             (90.5, "90.5"),
             (0.1, "0.1"),
             (-2.25, "-2.25"),
+            (-0.0, "0"),
+            (0.05, "0.05"),
+            (0.000123, "0.000123"),
+            (12.0000001, "12"),
+            (1e14, "100000000000000"),
+            (-1e15, "-1e15"),
             (1.0 / 3.0, "0.333333"),
             (1e20, "1e20"),
             (1.5e-7, "1.5e-7"),

@@ -21,7 +21,8 @@ pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
 fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
     if depth > MAX_DEPTH {
         return Err(format!(
-            "the configuration is nested more than {MAX_DEPTH} levels deep"
+            "the configuration is nested more than {} levels deep",
+            crate::error::Int::of(MAX_DEPTH)
         ));
     }
     if value.is_null() || value.is_undefined() {
