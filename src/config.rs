@@ -85,6 +85,10 @@ pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] = [
     (2, 4),
 ];
 
+/// `SUPPORTED_LUMA_FACTORS` as the error messages list them, written out (a test checks it)
+/// rather than formatted at run time.
+const SUPPORTED_LUMA_LIST: &str = "[1, 1], [2, 1], [1, 2], [2, 2], [4, 1], [1, 4], [4, 2], [2, 4]";
+
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JpegConfig {
@@ -397,26 +401,28 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
              coded unit would hold {blocks} blocks and ITU-T T.81 allows at most 10"
         )));
     }
-    let mut supported = String::new();
-    for (i, (h, v)) in SUPPORTED_LUMA_FACTORS.iter().enumerate() {
-        use std::fmt::Write;
-        let (h, v) = (Int((*h).into()), Int((*v).into()));
-        let _ = write!(supported, "{}[{h}, {v}]", if i == 0 { "" } else { ", " });
-    }
     Err(CodecError::config(format!(
         "subsampling [[{h}, {v}], [1, 1], [1, 1]] is allowed by the spec but not supported by this \
          implementation (sampling factors of 3 cannot be encoded); supported first-component \
-         factors are {}",
-        supported
+         factors are {SUPPORTED_LUMA_LIST}"
     )))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{MEMBERS, MEMBER_LIST};
+    use super::{MEMBERS, MEMBER_LIST, SUPPORTED_LUMA_FACTORS, SUPPORTED_LUMA_LIST};
 
     #[test]
     fn the_member_list_in_messages_names_every_member() {
         assert_eq!(MEMBER_LIST, MEMBERS.join(", "));
+    }
+
+    #[test]
+    fn the_luma_factor_list_in_messages_names_every_supported_factor() {
+        let listed: Vec<String> = SUPPORTED_LUMA_FACTORS
+            .iter()
+            .map(|(h, v)| format!("[{h}, {v}]"))
+            .collect();
+        assert_eq!(SUPPORTED_LUMA_LIST, listed.join(", "));
     }
 }
