@@ -234,10 +234,16 @@ fn decode_checked(
             (zune_raw, Fixup::RgbToYcbcr)
         }
         (stored, decoded) => {
+            // (the names `{stored:?}` gives, without linking the derived `Debug`)
+            let stored = match stored {
+                StoredColorSpace::Grayscale => "Grayscale",
+                StoredColorSpace::Ycbcr => "Ycbcr",
+                StoredColorSpace::Rgb => "Rgb",
+            };
             return Err(CodecError::mismatch(format!(
-                "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
+                "a stream stored as {stored} cannot be decoded to decoded_color_space \"{}\"",
                 decoded.name()
-            )))
+            )));
         }
     };
     let convert = in_place_conversion(fixup)?;

@@ -33,6 +33,9 @@ pub struct CodecError {
 }
 
 impl CodecError {
+    // Not inlined: error paths are many and cold; each would otherwise carry its own copy
+    // of the conversion to `String`.
+    #[inline(never)]
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CodecError {
             kind,
