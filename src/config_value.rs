@@ -99,17 +99,20 @@ fn format_number(n: f64) -> String {
 fn six_decimals(a: f64) -> String {
     let scaled = (a * 1e6).round() as u64;
     let (int, frac) = (scaled / 1_000_000, scaled % 1_000_000);
-    // `{int}.{frac:06}`: the digits of 1_000_000 + frac after its leading 1
-    let frac = Int(1_000_000 + frac).to_string();
-    let mut text = format!("{}.{}", Int(int), frac.get(1..).unwrap_or_default());
+    // `{int}.{frac:06}`: the digits of `int`, then those of 1_000_000 + frac with the
+    // leading 1 made the point
+    let mut text = format!("{}{}", Int(int), Int(1_000_000 + frac)).into_bytes();
+    let point = text.len() - 7;
+    text[point] = b'.';
     // the zeros after the last significant decimal, then the point if no decimal is left
-    while text.ends_with('0') {
+    while text.last() == Some(&b'0') {
         text.pop();
     }
-    if text.ends_with('.') {
+    if text.last() == Some(&b'.') {
         text.pop();
     }
-    text
+    // SAFETY: ASCII digits and a point. (`String::from_utf8` would link its validation.)
+    unsafe { String::from_utf8_unchecked(text) }
 }
 
 /// Deeper nesting is rejected: the visitor recurses once per level, and inside wasm a
