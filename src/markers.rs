@@ -46,8 +46,7 @@ pub struct StreamHeader {
 
 impl StreamHeader {
     pub fn ids_are_rgb(&self) -> bool {
-        let ids: Vec<u8> = self.components.iter().map(|c| c.id).collect();
-        ids == b"RGB"
+        matches!(self.components.as_slice(), [r, g, b] if [r.id, g.id, b.id] == *b"RGB")
     }
 }
 
