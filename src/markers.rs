@@ -199,15 +199,15 @@ fn check_signature(stream: &[u8]) -> Result<()> {
         return Ok(());
     }
     let what = if stream.is_empty() {
-        "the input is empty (0 bytes)".to_string()
+        "the input is empty (0 bytes)"
     } else if stream.starts_with(b"\x89PNG\r\n\x1a\n") {
-        "the input is a PNG file, not JPEG".to_string()
+        "the input is a PNG file, not JPEG"
     } else if stream.starts_with(&[0xFF, 0x4F, 0xFF, 0x51])
         || stream.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n")
     {
-        "the input is JPEG 2000, not baseline JPEG".to_string()
+        "the input is JPEG 2000, not baseline JPEG"
     } else if stream.starts_with(&[0xFF, 0x0A]) || stream.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") {
-        "the input is JPEG XL, not baseline JPEG".to_string()
+        "the input is JPEG XL, not baseline JPEG"
     } else {
         use std::fmt::Write;
         let mut text = String::from(
@@ -217,7 +217,7 @@ fn check_signature(stream: &[u8]) -> Result<()> {
             let _ = write!(text, " {}", Hex(*b));
         }
         text.push(')');
-        text
+        return Err(CodecError::corrupt(text));
     };
     Err(CodecError::corrupt(what))
 }
