@@ -1,7 +1,7 @@
 //! Chunk shape → JPEG image layout (height, width, components), per the spec's table.
 
 use crate::config::JpegConfig;
-use crate::error::{CodecError, Int, Result};
+use crate::error::{owned, CodecError, Int, Result};
 
 /// JPEG stores each dimension in 16 bits.
 pub const MAX_DIMENSION: u64 = 65535;
@@ -131,7 +131,7 @@ impl ChunkLayout {
 pub(crate) fn describe(shape: &[u64]) -> String {
     use std::fmt::Write;
     // written out rather than collected and joined: `join` costs ~0.6 KB of wasm
-    let mut text = String::from("[");
+    let mut text = owned("[");
     for (i, &n) in shape.iter().enumerate() {
         let _ = write!(text, "{}{}", if i == 0 { "" } else { ", " }, Int(n));
     }

@@ -2,7 +2,7 @@
 //! and the normalised form.
 
 use crate::config_value::ConfigValue;
-use crate::error::{CodecError, Int, Result};
+use crate::error::{owned, CodecError, Int, Result};
 
 /// The colour space of the samples as stored in the JPEG stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,17 +169,14 @@ impl JpegConfig {
     /// This is the form a writer should store in `zarr.json`.
     pub fn to_value(&self) -> ConfigValue {
         let mut members = vec![
+            (owned("quality"), ConfigValue::Number(self.quality as f64)),
             (
-                "quality".to_string(),
-                ConfigValue::Number(self.quality as f64),
+                owned("encoded_color_space"),
+                ConfigValue::String(owned(self.encoded_color_space.name())),
             ),
             (
-                "encoded_color_space".to_string(),
-                ConfigValue::String(self.encoded_color_space.name().into()),
-            ),
-            (
-                "decoded_color_space".to_string(),
-                ConfigValue::String(self.decoded_color_space.name().into()),
+                owned("decoded_color_space"),
+                ConfigValue::String(owned(self.decoded_color_space.name())),
             ),
         ];
         if self.encoded_color_space == EncodedColorSpace::Ycbcr {
@@ -193,7 +190,7 @@ impl JpegConfig {
                     ])
                 })
                 .collect();
-            members.push(("subsampling".to_string(), ConfigValue::Array(pairs)));
+            members.push((owned("subsampling"), ConfigValue::Array(pairs)));
         }
         ConfigValue::Object(members)
     }

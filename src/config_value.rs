@@ -8,7 +8,7 @@ use serde::de::{
 };
 use std::fmt;
 
-use crate::error::Int;
+use crate::error::{owned, Int};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
@@ -25,12 +25,12 @@ impl ConfigValue {
     /// A short description of the value for error messages, e.g. `"90"` (a string) or `90.5`.
     pub fn describe(&self) -> String {
         match self {
-            ConfigValue::Null => "null".into(),
-            ConfigValue::Bool(b) => if *b { "true" } else { "false" }.into(),
+            ConfigValue::Null => owned("null"),
+            ConfigValue::Bool(b) => owned(if *b { "true" } else { "false" }),
             ConfigValue::Number(n) => format_number(*n),
             ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
             ConfigValue::Array(items) => {
-                let mut text = String::from("[");
+                let mut text = owned("[");
                 for (i, item) in items.iter().take(8).enumerate() {
                     if i > 0 {
                         text.push_str(", ");
@@ -40,7 +40,7 @@ impl ConfigValue {
                 text.push_str(if items.len() > 8 { ", …]" } else { "]" });
                 text
             }
-            ConfigValue::Object(_) => "an object".into(),
+            ConfigValue::Object(_) => owned("an object"),
         }
     }
 
@@ -55,7 +55,7 @@ impl ConfigValue {
 fn truncate(s: &str, max: usize) -> String {
     // the byte where character `max` starts, if the string is longer than that
     match s.char_indices().nth(max) {
-        None => s.to_string(),
+        None => owned(s),
         Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or(s)),
     }
 }
@@ -65,10 +65,10 @@ fn truncate(s: &str, max: usize) -> String {
 /// core's float formatting costs about 25 KB of wasm in the decode-only module.
 fn format_number(n: f64) -> String {
     if n.is_nan() {
-        return "NaN".into();
+        return owned("NaN");
     }
     if n.is_infinite() {
-        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+        return owned(if n > 0.0 { "Infinity" } else { "-Infinity" });
     }
     let sign = if n < 0.0 { "-" } else { "" };
     if n.fract() == 0.0 && n.abs() < 1e15 {

@@ -23,7 +23,7 @@ use zune_jpeg::JpegDecoder;
 use crate::baseline;
 use crate::chunk::ChunkLayout;
 use crate::config::{DecodedColorSpace, JpegConfig};
-use crate::error::{CodecError, ErrorKind, Int, Result};
+use crate::error::{owned, CodecError, ErrorKind, Int, Result};
 use crate::markers::{self, CodingProcess, StreamHeader};
 
 /// Progressive streams with more scans than this are rejected (a cap against streams
@@ -450,7 +450,7 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         .sum();
     let describe = || {
         use std::fmt::Write;
-        let mut text = String::from("[");
+        let mut text = owned("[");
         for (i, c) in header.components.iter().enumerate() {
             let separator = if i == 0 { "" } else { ", " };
             let _ = write!(

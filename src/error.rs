@@ -141,6 +141,14 @@ impl fmt::Display for Hex {
 
 pub type Result<T> = std::result::Result<T, CodecError>;
 
+/// `text.to_string()`, not inlined: the messages and value descriptions make owned strings
+/// from literals in many places, each of which would otherwise carry its own copy of the
+/// allocation and copy.
+#[inline(never)]
+pub(crate) fn owned(text: &str) -> String {
+    text.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Hex, Int};

@@ -8,6 +8,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::config_value::MAX_DEPTH;
+use crate::error::owned;
 use crate::ConfigValue;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
@@ -39,9 +40,7 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
             Ok(n) => Ok(ConfigValue::Number(n as f64)),
             Err(v) => u64::try_from(v)
                 .map(|n| ConfigValue::Number(n as f64))
-                .map_err(|_| {
-                    "a BigInt outside the 64-bit range is not a JSON-like value".to_string()
-                }),
+                .map_err(|_| owned("a BigInt outside the 64-bit range is not a JSON-like value")),
         };
     }
     if let Some(s) = value.as_string() {
@@ -117,10 +116,10 @@ pub fn from_config_value(value: &ConfigValue) -> JsValue {
 /// A short name for a JS value's type, for error messages: "null", "a number", "a Map".
 pub fn type_name(value: &JsValue) -> String {
     if value.is_null() {
-        return "null".into();
+        return owned("null");
     }
     if value.is_undefined() {
-        return "undefined".into();
+        return owned("undefined");
     }
     if value.is_object() {
         // Through Reflect: a Proxy's get trap may throw.
@@ -136,7 +135,7 @@ pub fn type_name(value: &JsValue) -> String {
         .js_typeof()
         .as_string()
         .map(|t| format!("a {t}"))
-        .unwrap_or_else(|| "an unknown value".into())
+        .unwrap_or_else(|| owned("an unknown value"))
 }
 
 fn is_iterable(value: &JsValue) -> Result<bool, String> {

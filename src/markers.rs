@@ -2,7 +2,7 @@
 //! colour markers and first scan, with lengths validated. (Rewriting the encoder's
 //! markers is in `rewrite.rs`.)
 
-use crate::error::{CodecError, Hex, Int, Result};
+use crate::error::{owned, CodecError, Hex, Int, Result};
 
 pub(crate) const SOI: u8 = 0xD8;
 pub(crate) const EOI: u8 = 0xD9;
@@ -210,7 +210,7 @@ fn check_signature(stream: &[u8]) -> Result<()> {
         "the input is JPEG XL, not baseline JPEG"
     } else {
         use std::fmt::Write;
-        let mut text = String::from(
+        let mut text = owned(
             "the input does not start with the JPEG start-of-image marker FF D8 (starts with",
         );
         for b in stream.iter().take(4) {
