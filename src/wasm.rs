@@ -294,7 +294,7 @@ fn codec_error(e: CodecError) -> JsValue {
         ErrorKind::StreamMismatch => "StreamMismatch",
         ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
     };
-    js_error(&e.to_string(), kind)
+    js_error(&format!("{e}"), kind)
 }
 
 /// A JS `Error` with a `kind` property callers can branch on.
