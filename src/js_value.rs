@@ -121,21 +121,20 @@ pub fn type_name(value: &JsValue) -> String {
     if value.is_undefined() {
         return owned("undefined");
     }
-    if value.is_object() {
+    let constructor_name = if value.is_object() {
         // Through Reflect: a Proxy's get trap may throw.
-        let name = get(value, &JsValue::from_str("constructor"))
+        get(value, &JsValue::from_str("constructor"))
             .and_then(|constructor| get(&constructor, &JsValue::from_str("name")))
             .ok()
-            .and_then(|name| name.as_string());
-        if let Some(name) = name.filter(|n| !n.is_empty()) {
-            return format!("a {name}");
-        }
+            .and_then(|name| name.as_string())
+            .filter(|n| !n.is_empty())
+    } else {
+        None
+    };
+    match constructor_name.or_else(|| value.js_typeof().as_string()) {
+        Some(name) => format!("a {name}"),
+        None => owned("an unknown value"),
     }
-    value
-        .js_typeof()
-        .as_string()
-        .map(|t| format!("a {t}"))
-        .unwrap_or_else(|| owned("an unknown value"))
 }
 
 fn is_iterable(value: &JsValue) -> Result<bool, String> {
