@@ -135,6 +135,6 @@ pub(crate) fn describe(shape: &[u64]) -> String {
     for (i, &n) in shape.iter().enumerate() {
         let _ = write!(text, "{}{}", if i == 0 { "" } else { ", " }, Int(n));
     }
-    text.push(']');
+    crate::error::append(&mut text, "]");
     text
 }

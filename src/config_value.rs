@@ -8,7 +8,7 @@ use serde::de::{
 };
 use std::fmt;
 
-use crate::error::{owned, Int};
+use crate::error::{append, owned, Int};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
@@ -33,11 +33,11 @@ impl ConfigValue {
                 let mut text = owned("[");
                 for (i, item) in items.iter().take(8).enumerate() {
                     if i > 0 {
-                        text.push_str(", ");
+                        append(&mut text, ", ");
                     }
-                    text.push_str(&item.describe_compact());
+                    append(&mut text, &item.describe_compact());
                 }
-                text.push_str(if items.len() > 8 { ", …]" } else { "]" });
+                append(&mut text, if items.len() > 8 { ", …]" } else { "]" });
                 text
             }
             ConfigValue::Object(_) => owned("an object"),

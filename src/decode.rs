@@ -460,7 +460,7 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
                 Int(c.vertical.into())
             );
         }
-        text.push(']');
+        crate::error::append(&mut text, "]");
         text
     };
     if blocks > 10 {

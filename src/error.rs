@@ -149,6 +149,12 @@ pub(crate) fn owned(text: &str) -> String {
     text.to_string()
 }
 
+/// `text.push_str(more)`, not inlined (see [`owned`]).
+#[inline(never)]
+pub(crate) fn append(text: &mut String, more: &str) {
+    text.push_str(more)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Hex, Int};

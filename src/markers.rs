@@ -216,7 +216,7 @@ fn check_signature(stream: &[u8]) -> Result<()> {
         for b in stream.iter().take(4) {
             let _ = write!(text, " {}", Hex(*b));
         }
-        text.push(')');
+        crate::error::append(&mut text, ")");
         return Err(CodecError::corrupt(text));
     };
     Err(CodecError::corrupt(what))
