@@ -1,7 +1,7 @@
 //! Chunk shape → JPEG image layout (height, width, components), per the spec's table.
 
 use crate::config::JpegConfig;
-use crate::error::{CodecError, Result};
+use crate::error::{owned, CodecError, Int, Result};
 
 /// JPEG stores each dimension in 16 bits.
 pub const MAX_DIMENSION: u64 = 65535;
@@ -22,6 +22,7 @@ impl ChunkLayout {
         let (h, w, components) = match *shape {
             [] => return Err(CodecError::shape("the chunk shape is empty (0-D); the jpeg codec needs (H, W), (H, W, 1) or (H, W, 3)")),
             [n] => {
+                let n = Int(n);
                 return Err(CodecError::shape(format!(
                     "chunk shape [{n}] is 1-D; the jpeg codec needs (H, W), (H, W, 1) or (H, W, 3): \
                      place a reshape codec before jpeg to make it 2-D"
@@ -31,6 +32,7 @@ impl ChunkLayout {
             [h, w, 1] => (h, w, 1),
             [h, w, 3] => (h, w, 3),
             [_, _, c] => {
+                let c = Int(c);
                 return Err(CodecError::shape(format!(
                     "chunk shape {} has {c} channels on its last axis; JPEG stores 1 (grayscale) or 3 \
                      (colour) components: reshape or shard so the channel axis is 1 or 3",
@@ -42,15 +44,17 @@ impl ChunkLayout {
                     "chunk shape {} is {}-D; the jpeg codec accepts 2-D or 3-D chunks: place transpose \
                      and/or reshape codecs before jpeg to bring it down to (H, W) or (H, W, C)",
                     describe(shape),
-                    shape.len()
+                    Int::of(shape.len())
                 )))
             }
         };
         for (axis, size) in [("height (axis 0)", h), ("width (axis 1)", w)] {
             if size == 0 || size > MAX_DIMENSION {
                 return Err(CodecError::shape(format!(
-                    "chunk shape {}: the image {axis} is {size}, but JPEG dimensions must be from 1 to {MAX_DIMENSION}",
-                    describe(shape)
+                    "chunk shape {}: the image {axis} is {}, but JPEG dimensions must be from 1 to {}",
+                    describe(shape),
+                    Int(size),
+                    Int(MAX_DIMENSION)
                 )));
             }
         }
@@ -64,8 +68,8 @@ impl ChunkLayout {
             return Err(CodecError::shape(format!(
                 "chunk shape {} holds {} samples, more than this platform can address ({} bytes)",
                 describe(shape),
-                h * w * u64::from(components),
-                usize::MAX
+                Int(h * w * u64::from(components)),
+                Int::of(usize::MAX)
             )));
         }
         Ok(layout)
@@ -89,12 +93,13 @@ impl ChunkLayout {
                 "(H, W, 3)"
             };
             return Err(CodecError::shape(format!(
-                "chunk shape {} has {} component{} but encoded_color_space \"{}\" stores {needed}: \
+                "chunk shape {} has {} component{} but encoded_color_space \"{}\" stores {}: \
                  the chunk shape must be {expected}",
                 describe(shape),
-                layout.components,
+                Int(layout.components.into()),
                 if layout.components == 1 { "" } else { "s" },
                 config.encoded_color_space.name(),
+                Int::of(needed),
             )));
         }
         Ok(layout)
@@ -110,9 +115,13 @@ impl ChunkLayout {
         let expected = self.sample_count();
         if len != expected {
             return Err(CodecError::data(format!(
-                "the chunk data holds {len} bytes but the chunk shape needs {expected} \
+                "the chunk data holds {} bytes but the chunk shape needs {} \
                  ({} × {} × {} uint8 samples)",
-                self.height, self.width, self.components
+                Int::of(len),
+                Int::of(expected),
+                Int(self.height.into()),
+                Int(self.width.into()),
+                Int(self.components.into())
             )));
         }
         Ok(())
@@ -122,10 +131,10 @@ impl ChunkLayout {
 pub(crate) fn describe(shape: &[u64]) -> String {
     use std::fmt::Write;
     // written out rather than collected and joined: `join` costs ~0.6 KB of wasm
-    let mut text = String::from("[");
-    for (i, n) in shape.iter().enumerate() {
-        let _ = write!(text, "{}{n}", if i == 0 { "" } else { ", " });
+    let mut text = owned("[");
+    for (i, &n) in shape.iter().enumerate() {
+        let _ = write!(text, "{}{}", if i == 0 { "" } else { ", " }, Int(n));
     }
-    text.push(']');
+    crate::error::append(&mut text, "]");
     text
 }

@@ -2,7 +2,7 @@
 //! and the normalised form.
 
 use crate::config_value::ConfigValue;
-use crate::error::{CodecError, Result};
+use crate::error::{owned, CodecError, Int, Result};
 
 /// The colour space of the samples as stored in the JPEG stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +85,10 @@ pub const SUPPORTED_LUMA_FACTORS: [(u8, u8); 8] = [
     (2, 4),
 ];
 
+/// `SUPPORTED_LUMA_FACTORS` as the error messages list them, written out (a test checks it)
+/// rather than formatted at run time.
+const SUPPORTED_LUMA_LIST: &str = "[1, 1], [2, 1], [1, 2], [2, 2], [4, 1], [1, 4], [4, 2], [2, 4]";
+
 /// A validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JpegConfig {
@@ -165,17 +169,14 @@ impl JpegConfig {
     /// This is the form a writer should store in `zarr.json`.
     pub fn to_value(&self) -> ConfigValue {
         let mut members = vec![
+            (owned("quality"), ConfigValue::Number(self.quality as f64)),
             (
-                "quality".to_string(),
-                ConfigValue::Number(self.quality as f64),
+                owned("encoded_color_space"),
+                ConfigValue::String(owned(self.encoded_color_space.name())),
             ),
             (
-                "encoded_color_space".to_string(),
-                ConfigValue::String(self.encoded_color_space.name().into()),
-            ),
-            (
-                "decoded_color_space".to_string(),
-                ConfigValue::String(self.decoded_color_space.name().into()),
+                owned("decoded_color_space"),
+                ConfigValue::String(owned(self.decoded_color_space.name())),
             ),
         ];
         if self.encoded_color_space == EncodedColorSpace::Ycbcr {
@@ -189,7 +190,7 @@ impl JpegConfig {
                     ])
                 })
                 .collect();
-            members.push(("subsampling".to_string(), ConfigValue::Array(pairs)));
+            members.push((owned("subsampling"), ConfigValue::Array(pairs)));
         }
         ConfigValue::Object(members)
     }
@@ -301,9 +302,11 @@ fn parse_subsampling(
             for (i, f) in factors.iter().enumerate().skip(1) {
                 if *f != SamplingFactor::ONE {
                     return Err(CodecError::config(format!(
-                        "subsampling[{i}] must be [1, 1] for ycbcr (the chroma components Cb and Cr \
+                        "subsampling[{}] must be [1, 1] for ycbcr (the chroma components Cb and Cr \
                          are the ones subsampled relative to luma), got [{}, {}]",
-                        f.horizontal, f.vertical
+                        Int::of(i),
+                        Int(f.horizontal.into()),
+                        Int(f.vertical.into())
                     )));
                 }
             }
@@ -344,16 +347,18 @@ fn parse_factor_list(
     };
     if items.len() != count {
         return Err(CodecError::config(format!(
-            "subsampling must have one [horizontal, vertical] pair per component: {count} for \
+            "subsampling must have one [horizontal, vertical] pair per component: {} for \
              encoded_color_space \"{}\", got {} ({})",
+            Int::of(count),
             encoded.name(),
-            items.len(),
+            Int::of(items.len()),
             value.describe()
         )));
     }
     // A loop rather than `collect::<Result<_>>()`, whose adapter costs ~0.6 KB of wasm.
     let mut factors = Vec::with_capacity(count);
     for (i, item) in items.iter().enumerate() {
+        let i = Int::of(i);
         let pair = match item {
             ConfigValue::Array(pair) if pair.len() == 2 => pair,
             other => {
@@ -366,7 +371,8 @@ fn parse_factor_list(
         let factor = |j: usize| match &pair[j] {
             ConfigValue::Number(n) if n.fract() == 0.0 && (1.0..=4.0).contains(n) => Ok(*n as u8),
             other => Err(CodecError::config(format!(
-                "subsampling[{i}][{j}] must be an integer sampling factor from 1 to 4, got {}",
+                "subsampling[{i}][{}] must be an integer sampling factor from 1 to 4, got {}",
+                Int::of(j),
                 other.describe()
             ))),
         };
@@ -384,31 +390,36 @@ fn check_supported_luma_factor(f: SamplingFactor) -> Result<()> {
         return Ok(());
     }
     let blocks = u32::from(h) * u32::from(v) + 2;
+    let (h, v) = (Int(h.into()), Int(v.into()));
     if blocks > 10 {
+        let blocks = Int(blocks.into());
         return Err(CodecError::config(format!(
             "subsampling [[{h}, {v}], [1, 1], [1, 1]] cannot be stored as baseline JPEG: a minimum \
              coded unit would hold {blocks} blocks and ITU-T T.81 allows at most 10"
         )));
     }
-    let mut supported = String::new();
-    for (i, (h, v)) in SUPPORTED_LUMA_FACTORS.iter().enumerate() {
-        use std::fmt::Write;
-        let _ = write!(supported, "{}[{h}, {v}]", if i == 0 { "" } else { ", " });
-    }
     Err(CodecError::config(format!(
         "subsampling [[{h}, {v}], [1, 1], [1, 1]] is allowed by the spec but not supported by this \
          implementation (sampling factors of 3 cannot be encoded); supported first-component \
-         factors are {}",
-        supported
+         factors are {SUPPORTED_LUMA_LIST}"
     )))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{MEMBERS, MEMBER_LIST};
+    use super::{MEMBERS, MEMBER_LIST, SUPPORTED_LUMA_FACTORS, SUPPORTED_LUMA_LIST};
 
     #[test]
     fn the_member_list_in_messages_names_every_member() {
         assert_eq!(MEMBER_LIST, MEMBERS.join(", "));
+    }
+
+    #[test]
+    fn the_luma_factor_list_in_messages_names_every_supported_factor() {
+        let listed: Vec<String> = SUPPORTED_LUMA_FACTORS
+            .iter()
+            .map(|(h, v)| format!("[{h}, {v}]"))
+            .collect();
+        assert_eq!(SUPPORTED_LUMA_LIST, listed.join(", "));
     }
 }

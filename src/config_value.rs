@@ -8,6 +8,8 @@ use serde::de::{
 };
 use std::fmt;
 
+use crate::error::{append, owned, Int};
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
     Null,
@@ -23,22 +25,22 @@ impl ConfigValue {
     /// A short description of the value for error messages, e.g. `"90"` (a string) or `90.5`.
     pub fn describe(&self) -> String {
         match self {
-            ConfigValue::Null => "null".into(),
-            ConfigValue::Bool(b) => b.to_string(),
+            ConfigValue::Null => owned("null"),
+            ConfigValue::Bool(b) => owned(if *b { "true" } else { "false" }),
             ConfigValue::Number(n) => format_number(*n),
             ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
             ConfigValue::Array(items) => {
-                let mut text = String::from("[");
+                let mut text = owned("[");
                 for (i, item) in items.iter().take(8).enumerate() {
                     if i > 0 {
-                        text.push_str(", ");
+                        append(&mut text, ", ");
                     }
-                    text.push_str(&item.describe_compact());
+                    append(&mut text, &item.describe_compact());
                 }
-                text.push_str(if items.len() > 8 { ", …]" } else { "]" });
+                append(&mut text, if items.len() > 8 { ", …]" } else { "]" });
                 text
             }
-            ConfigValue::Object(_) => "an object".into(),
+            ConfigValue::Object(_) => owned("an object"),
         }
     }
 
@@ -53,7 +55,7 @@ impl ConfigValue {
 fn truncate(s: &str, max: usize) -> String {
     // the byte where character `max` starts, if the string is longer than that
     match s.char_indices().nth(max) {
-        None => s.to_string(),
+        None => owned(s),
         Some((cut, _)) => format!("{}…", s.get(..cut).unwrap_or(s)),
     }
 }
@@ -63,15 +65,15 @@ fn truncate(s: &str, max: usize) -> String {
 /// core's float formatting costs about 25 KB of wasm in the decode-only module.
 fn format_number(n: f64) -> String {
     if n.is_nan() {
-        return "NaN".into();
+        return owned("NaN");
     }
     if n.is_infinite() {
-        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        return (n as i64).to_string();
+        return owned(if n > 0.0 { "Infinity" } else { "-Infinity" });
     }
     let sign = if n < 0.0 { "-" } else { "" };
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        return format!("{sign}{}", Int(n.abs() as u64));
+    }
     let a = n.abs();
     if (1e-4..1e12).contains(&a) {
         return format!("{sign}{}", six_decimals(a));
@@ -85,21 +87,32 @@ fn format_number(n: f64) -> String {
         mantissa *= 10.0;
         exponent -= 1;
     }
-    format!("{sign}{}e{exponent}", six_decimals(mantissa))
+    let exponent_sign = if exponent < 0 { "-" } else { "" };
+    format!(
+        "{sign}{}e{exponent_sign}{}",
+        six_decimals(mantissa),
+        Int(exponent.unsigned_abs().into())
+    )
 }
 
 /// `a` (0 ≤ a < 1e12) rounded to six decimals, without trailing zeros.
 fn six_decimals(a: f64) -> String {
     let scaled = (a * 1e6).round() as u64;
     let (int, frac) = (scaled / 1_000_000, scaled % 1_000_000);
-    if frac == 0 {
-        return int.to_string();
-    }
-    let mut text = format!("{int}.{frac:06}");
-    while text.ends_with('0') {
+    // `{int}.{frac:06}`: the digits of `int`, then those of 1_000_000 + frac with the
+    // leading 1 made the point
+    let mut text = format!("{}{}", Int(int), Int(1_000_000 + frac)).into_bytes();
+    let point = text.len() - 7;
+    text[point] = b'.';
+    // the zeros after the last significant decimal, then the point if no decimal is left
+    while text.last() == Some(&b'0') {
         text.pop();
     }
-    text
+    if text.last() == Some(&b'.') {
+        text.pop();
+    }
+    // SAFETY: ASCII digits and a point. (`String::from_utf8` would link its validation.)
+    unsafe { String::from_utf8_unchecked(text) }
 }
 
 /// Deeper nesting is rejected: the visitor recurses once per level, and inside wasm a
@@ -120,7 +133,8 @@ impl<'de> DeserializeSeed<'de> for Nested {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ConfigValue, D::Error> {
         if self.0 > MAX_DEPTH {
             return Err(D::Error::custom(format!(
-                "the configuration is nested more than {MAX_DEPTH} levels deep"
+                "the configuration is nested more than {} levels deep",
+                Int::of(MAX_DEPTH)
             )));
         }
         deserializer.deserialize_any(ConfigValueVisitor(self.0))
@@ -230,6 +244,12 @@ mod tests {
             (90.5, "90.5"),
             (0.1, "0.1"),
             (-2.25, "-2.25"),
+            (-0.0, "0"),
+            (0.05, "0.05"),
+            (0.000123, "0.000123"),
+            (12.0000001, "12"),
+            (1e14, "100000000000000"),
+            (-1e15, "-1e15"),
             (1.0 / 3.0, "0.333333"),
             (1e20, "1e20"),
             (1.5e-7, "1.5e-7"),

@@ -23,7 +23,7 @@ use zune_jpeg::JpegDecoder;
 use crate::baseline;
 use crate::chunk::ChunkLayout;
 use crate::config::{DecodedColorSpace, JpegConfig};
-use crate::error::{CodecError, ErrorKind, Result};
+use crate::error::{owned, CodecError, ErrorKind, Int, Result};
 use crate::markers::{self, CodingProcess, StreamHeader};
 
 /// Progressive streams with more scans than this are rejected (a cap against streams
@@ -110,7 +110,9 @@ pub fn decode_to_sink(
 fn check_output_len(len: usize, sample_count: usize) -> Result<()> {
     if len != sample_count {
         return Err(CodecError::data(format!(
-            "the output buffer holds {len} bytes but the chunk shape needs {sample_count}"
+            "the output buffer holds {} bytes but the chunk shape needs {}",
+            Int::of(len),
+            Int::of(sample_count)
         )));
     }
     Ok(())
@@ -128,7 +130,8 @@ pub fn zeroed_bytes(len: usize, what: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if bytes.try_reserve_exact(len).is_err() {
         return Err(CodecError::data(format!(
-            "{what} holds {len} bytes, more than this platform's memory can take"
+            "{what} holds {} bytes, more than this platform's memory can take",
+            Int::of(len)
         )));
     }
     bytes.resize(len, 0);
@@ -159,19 +162,22 @@ pub fn check_stream(
     if header.width != layout.width || header.height != layout.height {
         return Err(CodecError::mismatch(format!(
             "the stream holds a {} × {} (height × width) image but the chunk is {} × {}",
-            header.height, header.width, layout.height, layout.width
+            Int(header.height.into()),
+            Int(header.width.into()),
+            Int(layout.height.into()),
+            Int(layout.width.into())
         )));
     }
     if header.components.len() != usize::from(layout.components) {
         return Err(CodecError::mismatch(format!(
             "the stream has {} component{} but the chunk shape expects {}",
-            header.components.len(),
+            Int::of(header.components.len()),
             if header.components.len() == 1 {
                 ""
             } else {
                 "s"
             },
-            layout.components
+            Int(layout.components.into())
         )));
     }
     check_sampling(&header)?;
@@ -185,11 +191,12 @@ pub fn check_stream(
     if (stream.len() as u64) * 8 < blocks {
         return Err(CodecError::corrupt(format!(
             "the stream is {} bytes, too short for the {} × {} image its header claims \
-             ({blocks} blocks need at least {} bytes)",
-            stream.len(),
-            header.height,
-            header.width,
-            blocks.div_ceil(8)
+             ({} blocks need at least {} bytes)",
+            Int::of(stream.len()),
+            Int(header.height.into()),
+            Int(header.width.into()),
+            Int(blocks),
+            Int(blocks.div_ceil(8))
         )));
     }
     Ok((header, stored))
@@ -227,10 +234,16 @@ fn decode_checked(
             (zune_raw, Fixup::RgbToYcbcr)
         }
         (stored, decoded) => {
+            // (the names `{stored:?}` gives, without linking the derived `Debug`)
+            let stored = match stored {
+                StoredColorSpace::Grayscale => "Grayscale",
+                StoredColorSpace::Ycbcr => "Ycbcr",
+                StoredColorSpace::Rgb => "Rgb",
+            };
             return Err(CodecError::mismatch(format!(
-                "a stream stored as {stored:?} cannot be decoded to decoded_color_space \"{}\"",
+                "a stream stored as {stored} cannot be decoded to decoded_color_space \"{}\"",
                 decoded.name()
-            )))
+            )));
         }
     };
     let convert = in_place_conversion(fixup)?;
@@ -399,7 +412,8 @@ pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
             "the Adobe marker gives colour transform 2 (YCCK), which this codec cannot honour",
         )),
         Some(t) => Err(CodecError::unsupported(format!(
-            "the Adobe marker gives an unknown colour transform {t} (known: 0 = none/RGB, 1 = YCbCr, 2 = YCCK)"
+            "the Adobe marker gives an unknown colour transform {} (known: 0 = none/RGB, 1 = YCbCr, 2 = YCCK)",
+            Int(t.into())
         ))),
         None if header.jfif => Ok(StoredColorSpace::Ycbcr),
         None if header.ids_are_rgb() => Ok(StoredColorSpace::Rgb),
@@ -436,18 +450,24 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         .sum();
     let describe = || {
         use std::fmt::Write;
-        let mut text = String::from("[");
+        let mut text = owned("[");
         for (i, c) in header.components.iter().enumerate() {
             let separator = if i == 0 { "" } else { ", " };
-            let _ = write!(text, "{separator}[{}, {}]", c.horizontal, c.vertical);
+            let _ = write!(
+                text,
+                "{separator}[{}, {}]",
+                Int(c.horizontal.into()),
+                Int(c.vertical.into())
+            );
         }
-        text.push(']');
+        crate::error::append(&mut text, "]");
         text
     };
     if blocks > 10 {
         return Err(CodecError::corrupt(format!(
-            "sampling factors {} put {blocks} blocks in a minimum coded unit; JPEG allows at most 10",
-            describe()
+            "sampling factors {} put {} blocks in a minimum coded unit; JPEG allows at most 10",
+            describe(),
+            Int(blocks.into())
         )));
     }
     let divides = |f: u8, max: u8| f != 3 && max.is_multiple_of(f);

@@ -33,6 +33,9 @@ pub struct CodecError {
 }
 
 impl CodecError {
+    // Not inlined: error paths are many and cold; each would otherwise carry its own copy
+    // of the conversion to `String`.
+    #[inline(never)]
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CodecError {
             kind,
@@ -88,4 +91,93 @@ impl fmt::Display for CodecError {
 
 impl std::error::Error for CodecError {}
 
+/// An integer in an error message, written out by hand: `{}` of a `u8`, `u16`, `i32` or
+/// `u64` links core's formatting code for each of those types (with `{:02X}`, about 1.2 KB
+/// of wasm in the decode-only module); every message formats its integers through this
+/// one function instead. Same text as `{}` of the value.
+#[derive(Clone, Copy)]
+pub(crate) struct Int(pub u64);
+
+impl Int {
+    /// A `usize` (at most 64 bits on every target Rust supports).
+    pub(crate) fn of(n: usize) -> Int {
+        Int(n as u64)
+    }
+}
+
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut digits = [0u8; 20]; // u64::MAX has 20 digits
+        let mut start = digits.len();
+        let mut n = self.0;
+        loop {
+            start -= 1;
+            digits[start] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        // SAFETY: ASCII digits. (`str::from_utf8` would link its validation, ~0.9 KB of wasm.)
+        f.write_str(unsafe { std::str::from_utf8_unchecked(&digits[start..]) })
+    }
+}
+
+/// A byte as two upper-case hexadecimal digits (`{:02X}`), for marker codes; see [`Int`].
+#[derive(Clone, Copy)]
+pub(crate) struct Hex(pub u8);
+
+impl fmt::Display for Hex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+        let pair = [
+            DIGITS[usize::from(self.0 >> 4)],
+            DIGITS[usize::from(self.0 & 15)],
+        ];
+        // SAFETY: ASCII digits (see `Int`).
+        f.write_str(unsafe { std::str::from_utf8_unchecked(&pair) })
+    }
+}
+
 pub type Result<T> = std::result::Result<T, CodecError>;
+
+/// `text.to_string()`, not inlined: the messages and value descriptions make owned strings
+/// from literals in many places, each of which would otherwise carry its own copy of the
+/// allocation and copy.
+#[inline(never)]
+pub(crate) fn owned(text: &str) -> String {
+    text.to_string()
+}
+
+/// `text.push_str(more)`, not inlined (see [`owned`]).
+#[inline(never)]
+pub(crate) fn append(text: &mut String, more: &str) {
+    text.push_str(more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Hex, Int};
+
+    #[test]
+    fn int_and_hex_format_like_core() {
+        for n in [
+            0,
+            7,
+            10,
+            99,
+            100,
+            65535,
+            1 << 32,
+            9_007_199_254_740_991,
+            u64::MAX,
+        ] {
+            assert_eq!(Int(n).to_string(), n.to_string());
+            assert_eq!(format!("[{}]", Int(n)), format!("[{n}]"));
+        }
+        assert_eq!(Int::of(usize::MAX).to_string(), usize::MAX.to_string());
+        for b in 0..=255u8 {
+            assert_eq!(Hex(b).to_string(), format!("{b:02X}"));
+        }
+    }
+}

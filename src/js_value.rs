@@ -8,6 +8,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::config_value::MAX_DEPTH;
+use crate::error::owned;
 use crate::ConfigValue;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
@@ -21,7 +22,8 @@ pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
 fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
     if depth > MAX_DEPTH {
         return Err(format!(
-            "the configuration is nested more than {MAX_DEPTH} levels deep"
+            "the configuration is nested more than {} levels deep",
+            crate::error::Int::of(MAX_DEPTH)
         ));
     }
     if value.is_null() || value.is_undefined() {
@@ -38,9 +40,7 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
             Ok(n) => Ok(ConfigValue::Number(n as f64)),
             Err(v) => u64::try_from(v)
                 .map(|n| ConfigValue::Number(n as f64))
-                .map_err(|_| {
-                    "a BigInt outside the 64-bit range is not a JSON-like value".to_string()
-                }),
+                .map_err(|_| owned("a BigInt outside the 64-bit range is not a JSON-like value")),
         };
     }
     if let Some(s) = value.as_string() {
@@ -116,26 +116,25 @@ pub fn from_config_value(value: &ConfigValue) -> JsValue {
 /// A short name for a JS value's type, for error messages: "null", "a number", "a Map".
 pub fn type_name(value: &JsValue) -> String {
     if value.is_null() {
-        return "null".into();
+        return owned("null");
     }
     if value.is_undefined() {
-        return "undefined".into();
+        return owned("undefined");
     }
-    if value.is_object() {
+    let constructor_name = if value.is_object() {
         // Through Reflect: a Proxy's get trap may throw.
-        let name = get(value, &JsValue::from_str("constructor"))
+        get(value, &JsValue::from_str("constructor"))
             .and_then(|constructor| get(&constructor, &JsValue::from_str("name")))
             .ok()
-            .and_then(|name| name.as_string());
-        if let Some(name) = name.filter(|n| !n.is_empty()) {
-            return format!("a {name}");
-        }
+            .and_then(|name| name.as_string())
+            .filter(|n| !n.is_empty())
+    } else {
+        None
+    };
+    match constructor_name.or_else(|| value.js_typeof().as_string()) {
+        Some(name) => format!("a {name}"),
+        None => owned("an unknown value"),
     }
-    value
-        .js_typeof()
-        .as_string()
-        .map(|t| format!("a {t}"))
-        .unwrap_or_else(|| "an unknown value".into())
 }
 
 fn is_iterable(value: &JsValue) -> Result<bool, String> {

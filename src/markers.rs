@@ -2,7 +2,7 @@
 //! colour markers and first scan, with lengths validated. (Rewriting the encoder's
 //! markers is in `rewrite.rs`.)
 
-use crate::error::{CodecError, Result};
+use crate::error::{owned, CodecError, Hex, Int, Result};
 
 pub(crate) const SOI: u8 = 0xD8;
 pub(crate) const EOI: u8 = 0xD9;
@@ -46,8 +46,7 @@ pub struct StreamHeader {
 
 impl StreamHeader {
     pub fn ids_are_rgb(&self) -> bool {
-        let ids: Vec<u8> = self.components.iter().map(|c| c.id).collect();
-        ids == b"RGB"
+        matches!(self.components.as_slice(), [r, g, b] if [r.id, g.id, b.id] == *b"RGB")
     }
 }
 
@@ -145,12 +144,15 @@ fn check_after_first_scan(stream: &[u8], mut pos: usize) -> Result<()> {
             }
             SOI => {
                 return Err(CodecError::corrupt(format!(
-                    "a start-of-image marker (FF D8) inside the image data at byte {pos}"
+                    "a start-of-image marker (FF D8) inside the image data at byte {}",
+                    Int::of(pos)
                 )))
             }
             0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => {
                 return Err(CodecError::corrupt(format!(
-                    "a second frame header (FF {marker:02X}) at byte {pos}"
+                    "a second frame header (FF {}) at byte {}",
+                    Hex(marker),
+                    Int::of(pos)
                 )))
             }
             _ => {}
@@ -187,7 +189,7 @@ pub fn check_complete(stream: &[u8]) -> Result<()> {
     }
     Err(CodecError::corrupt(format!(
         "the stream is truncated: its {} bytes do not end with the end-of-image marker FF D9",
-        stream.len()
+        Int::of(stream.len())
     )))
 }
 
@@ -197,25 +199,25 @@ fn check_signature(stream: &[u8]) -> Result<()> {
         return Ok(());
     }
     let what = if stream.is_empty() {
-        "the input is empty (0 bytes)".to_string()
+        "the input is empty (0 bytes)"
     } else if stream.starts_with(b"\x89PNG\r\n\x1a\n") {
-        "the input is a PNG file, not JPEG".to_string()
+        "the input is a PNG file, not JPEG"
     } else if stream.starts_with(&[0xFF, 0x4F, 0xFF, 0x51])
         || stream.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n")
     {
-        "the input is JPEG 2000, not baseline JPEG".to_string()
+        "the input is JPEG 2000, not baseline JPEG"
     } else if stream.starts_with(&[0xFF, 0x0A]) || stream.starts_with(b"\0\0\0\x0CJXL \r\n\x87\n") {
-        "the input is JPEG XL, not baseline JPEG".to_string()
+        "the input is JPEG XL, not baseline JPEG"
     } else {
         use std::fmt::Write;
-        let mut text = String::from(
+        let mut text = owned(
             "the input does not start with the JPEG start-of-image marker FF D8 (starts with",
         );
         for b in stream.iter().take(4) {
-            let _ = write!(text, " {b:02X}");
+            let _ = write!(text, " {}", Hex(*b));
         }
-        text.push(')');
-        text
+        crate::error::append(&mut text, ")");
+        return Err(CodecError::corrupt(text));
     };
     Err(CodecError::corrupt(what))
 }
@@ -224,14 +226,17 @@ fn check_signature(stream: &[u8]) -> Result<()> {
 pub(crate) fn next_marker(stream: &[u8], mut pos: usize) -> Result<(u8, usize)> {
     match stream.get(pos) {
         Some(0xFF) => {}
-        Some(b) => {
+        Some(&b) => {
             return Err(CodecError::corrupt(format!(
-                "expected a marker (FF xx) at byte {pos} of the header, found {b:02X}"
+                "expected a marker (FF xx) at byte {} of the header, found {}",
+                Int::of(pos),
+                Hex(b)
             )))
         }
         None => {
             return Err(CodecError::corrupt(format!(
-                "the stream is truncated at byte {pos}, inside the header"
+                "the stream is truncated at byte {}, inside the header",
+                Int::of(pos)
             )))
         }
     }
@@ -241,33 +246,37 @@ pub(crate) fn next_marker(stream: &[u8], mut pos: usize) -> Result<(u8, usize)> 
     match stream.get(pos) {
         Some(0x00) => Err(CodecError::corrupt(format!(
             "invalid marker FF 00 at byte {}",
-            pos - 1
+            Int::of(pos - 1)
         ))),
         Some(&m) => Ok((m, pos + 1)),
         None => Err(CodecError::corrupt(format!(
-            "the stream is truncated at byte {pos}, inside the header"
+            "the stream is truncated at byte {}, inside the header",
+            Int::of(pos)
         ))),
     }
 }
 
 /// The payload of the length-prefixed segment starting at `pos`, and where the next one starts.
 pub(crate) fn segment(stream: &[u8], pos: usize, marker: u8) -> Result<(&[u8], usize)> {
+    let (code, at) = (Hex(marker), Int::of(pos));
     let len_bytes = stream.get(pos..pos + 2).ok_or_else(|| {
         CodecError::corrupt(format!(
-            "the stream is truncated in the length of marker FF {marker:02X} at byte {pos}"
+            "the stream is truncated in the length of marker FF {code} at byte {at}"
         ))
     })?;
     let length = usize::from(u16::from_be_bytes([len_bytes[0], len_bytes[1]]));
     if length < 2 {
         return Err(CodecError::corrupt(format!(
-            "marker FF {marker:02X} at byte {pos} has an invalid length {length}"
+            "marker FF {code} at byte {at} has an invalid length {}",
+            Int::of(length)
         )));
     }
     let end = pos + length;
     if end > stream.len() {
         return Err(CodecError::corrupt(format!(
-            "marker FF {marker:02X} at byte {pos} claims {length} bytes but the stream ends after {}",
-            stream.len() - pos
+            "marker FF {code} at byte {at} claims {} bytes but the stream ends after {}",
+            Int::of(length),
+            Int::of(stream.len() - pos)
         )));
     }
     Ok((&stream[pos + 2..end], end))
@@ -280,7 +289,7 @@ fn parse_frame(
     if p.len() < 6 {
         return Err(CodecError::corrupt(format!(
             "the frame header is {} bytes, too short",
-            p.len()
+            Int::of(p.len())
         )));
     }
     let precision = p[0];
@@ -289,20 +298,22 @@ fn parse_frame(
     let count = usize::from(p[5]);
     if precision != 8 {
         return Err(CodecError::unsupported(format!(
-            "{precision}-bit samples are not supported; the jpeg codec stores 8-bit (uint8) samples"
+            "{}-bit samples are not supported; the jpeg codec stores 8-bit (uint8) samples",
+            Int(precision.into())
         )));
     }
     if p.len() != 6 + 3 * count {
         return Err(CodecError::corrupt(format!(
-            "the frame header is {} bytes but {count} components need {}",
-            p.len(),
-            6 + 3 * count
+            "the frame header is {} bytes but {} components need {}",
+            Int::of(p.len()),
+            Int::of(count),
+            Int::of(6 + 3 * count)
         )));
     }
     match count {
         1 | 3 => {}
         4 => return Err(CodecError::unsupported("4-component (CMYK or YCCK) JPEG is not supported; the jpeg codec stores 1 or 3 components")),
-        n => return Err(CodecError::unsupported(format!("{n}-component JPEG is not supported; the jpeg codec stores 1 or 3 components"))),
+        n => return Err(CodecError::unsupported(format!("{}-component JPEG is not supported; the jpeg codec stores 1 or 3 components", Int::of(n)))),
     }
     if width == 0 {
         return Err(CodecError::corrupt("the frame header gives a width of 0"));
@@ -323,19 +334,22 @@ fn parse_frame(
         if !(1..=4).contains(&spec.horizontal) || !(1..=4).contains(&spec.vertical) {
             return Err(CodecError::corrupt(format!(
                 "component {} has sampling factors {}×{}; JPEG allows 1 to 4",
-                spec.id, spec.horizontal, spec.vertical
+                Int(spec.id.into()),
+                Int(spec.horizontal.into()),
+                Int(spec.vertical.into())
             )));
         }
         if spec.quant_table > 3 {
             return Err(CodecError::corrupt(format!(
                 "component {} uses quantisation table {}; JPEG has tables 0 to 3",
-                spec.id, spec.quant_table
+                Int(spec.id.into()),
+                Int(spec.quant_table.into())
             )));
         }
         if components.iter().any(|o: &ComponentSpec| o.id == spec.id) {
             return Err(CodecError::corrupt(format!(
                 "component id {} appears twice in the frame header",
-                spec.id
+                Int(spec.id.into())
             )));
         }
         components.push(spec);

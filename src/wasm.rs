@@ -124,8 +124,9 @@ impl crate::SampleSource for Uint8Array {
         let rows = self.subarray(offset as u32, (offset + out.len()) as u32);
         if rows.length() as usize != out.len() {
             return Err(CodecError::data(format!(
-                "the chunk data changed during encoding: bytes {offset}..{} are gone",
-                offset + out.len()
+                "the chunk data changed during encoding: bytes {}..{} are gone",
+                crate::error::Int::of(offset),
+                crate::error::Int::of(offset + out.len())
             )));
         }
         rows.copy_to(out);
@@ -238,7 +239,8 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
             }
             _ => {
                 return Err(codec_error(CodecError::shape(format!(
-                    "shape[{i}] must be a non-negative integer, got {}",
+                    "shape[{}] must be a non-negative integer, got {}",
+                    crate::error::Int::of(i),
                     describe_value(&v)
                 ))))
             }
@@ -292,7 +294,7 @@ fn codec_error(e: CodecError) -> JsValue {
         ErrorKind::StreamMismatch => "StreamMismatch",
         ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
     };
-    js_error(&e.to_string(), kind)
+    js_error(&format!("{e}"), kind)
 }
 
 /// A JS `Error` with a `kind` property callers can branch on.
