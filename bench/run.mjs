@@ -332,18 +332,15 @@ function nativeCeiling(c) {
     c.encode.tjbench = { error: why };
     return;
   }
-  try {
-    c.decode.tjbench = many(() => tjDecode(c.jpegFile, tjTiming));
-  } catch (e) {
-    c.decode.tjbench = { error: String(e.stderr ?? e) };
-  }
-  if (c.plainJpegFile) {
+  const decodeFile = (file) => {
     try {
-      c.decode["tjbench (no restarts)"] = many(() => tjDecode(c.plainJpegFile, tjTiming));
+      return many(() => tjDecode(file, tjTiming));
     } catch (e) {
-      c.decode["tjbench (no restarts)"] = { error: String(e.stderr ?? e) };
+      return { error: String(e.stderr ?? e) };
     }
-  }
+  };
+  c.decode.tjbench = decodeFile(c.jpegFile);
+  if (c.plainJpegFile) c.decode["tjbench (no restarts)"] = decodeFile(c.plainJpegFile);
   if (!nativeEncoder) {
     try {
       nativeEncoder = { binary: buildNativeEncoder(workDir) };

@@ -53,8 +53,8 @@ impl SampleSource for &[u8] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncodeOptions {
     /// Restart intervals of 64 image rows (whole MCU rows) in chunks taller than that
-    /// (default): zarr-jpeg's decoder decodes two intervals at a time (0.94–1.11× the
-    /// speed without them, 1.07× typical); libjpeg-turbo and Chromium's own decoder are
+    /// (default): zarr-jpeg's decoder decodes two intervals at a time (1.04–1.14× the
+    /// speed without them in the README's run); libjpeg-turbo and Chromium's own decoder are
     /// within a few per cent of their speed without them; 0.0–0.7 % more bytes. Off for the
     /// last few bytes of small chunks, or for readers that do not handle restart markers.
     pub restart_intervals: bool,

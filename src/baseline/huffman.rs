@@ -464,6 +464,18 @@ fn refill(data: &[u8], pos: usize) -> u64 {
 // `buf`, `pos`, `block`), so that `decode_block` and `decode_block_pair` share them and
 // keep every lane's state in locals (the bit buffer in a register in V8's code).
 
+/// A code longer than `FAST_BITS` (LONG entry `$e`): zune's search from the length the
+/// entry gives, `(code length, symbol)`; a bad code abandons the scan.
+macro_rules! long_code {
+    ($long:expr, $buf:ident, $e:ident) => {{
+        let packed = decode_long($long, ($buf >> 48) as u32, ($e >> 8) & 31);
+        if packed == 0 {
+            return Err(Abandon);
+        }
+        (packed >> 8, packed & 0xFF)
+    }};
+}
+
 /// DC: decodes the difference (at most 31 bits of the 56 or more in `buf`), updates the
 /// prediction and writes the dequantised coefficient.
 macro_rules! dc {
@@ -475,11 +487,7 @@ macro_rules! dc {
             (e as i32) >> 16
         } else {
             let (len, s) = if e & LONG != 0 {
-                let packed = decode_long(&t.dc_long, ($buf >> 48) as u32, (e >> 8) & 31);
-                if packed == 0 {
-                    return Err(Abandon);
-                }
-                (packed >> 8, packed & 0xFF)
+                long_code!(&t.dc_long, $buf, e)
             } else {
                 (e & 31, (e >> 16) & 15)
             };
@@ -547,11 +555,7 @@ macro_rules! ac_step {
                 value = (e as i32) >> 16;
             } else {
                 let (len, rs) = if e & LONG != 0 {
-                    let packed = decode_long(&t.ac_long, ($buf >> 48) as u32, (e >> 8) & 31);
-                    if packed == 0 {
-                        return Err(Abandon);
-                    }
-                    (packed >> 8, packed & 0xFF)
+                    long_code!(&t.ac_long, $buf, e)
                 } else {
                     (e & 31, ((e >> 4) & 0xF0) | ((e >> 16) & 15))
                 };

@@ -65,7 +65,7 @@ pub(crate) struct Scan {
     todo: usize,
     restart_interval: usize,
     tmp: [i32; 64],
-    /// the second row's coefficient block in `decode_row_pair`
+    /// the second interval's coefficient block in `decode_interval_pair`
     tmp_pair: [i32; 64],
     mcu_x: usize,
     idct: Idct,
