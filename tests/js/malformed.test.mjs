@@ -269,6 +269,35 @@ test("a deeply nested configuration throws an Error, never traps", () => {
   }
 });
 
+// The reader of JS configuration values stops after MAX_VALUES (src/config_value.rs):
+// before, an array of 2^32 - 1 empty slots overflowed a Vec's capacity (a panic: the
+// instance trapped) after ~10 s, a 10^7-item array took minutes, and 20 levels of arrays
+// that share their items (2^20 values in a few hundred bytes) 5 s, 30 levels hours.
+test("configurations with millions of values, or arrays sharing their items, fail fast with an Error, never trap", () => {
+  const good = BASES[0];
+  const sparse = [];
+  sparse.length = 2 ** 32 - 1;
+  let shared = [1];
+  for (let i = 0; i < 25; i++) shared = [shared, shared];
+  const manyMembers = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => ["k" + i, i]));
+  const cases = [
+    ["sparse 2^32 - 1 subsampling", { ...gray, subsampling: sparse }],
+    ["10^6-item subsampling", { ...gray, subsampling: new Array(1_000_000).fill([1, 1]) }],
+    ["2^25 shared values", { ...gray, subsampling: shared }],
+    ["10^5 members", { ...manyMembers, ...gray }],
+  ];
+  for (const [name, config] of cases) {
+    for (const call of [() => validateConfig(config), () => decode(config, good.stream, good.shape), () => encode(gray, new Uint8Array(64), [8, 8], { restartIntervals: config })]) {
+      const started = performance.now();
+      assert.throws(call, (e) => e instanceof Error && !/trapped/.test(e.message) && /more than 1024 values/.test(e.message), name);
+      assert.ok(performance.now() - started < 1000, `${name}: failed fast (${(performance.now() - started).toFixed(0)} ms)`);
+    }
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
+  // the limit is far above what a configuration holds
+  assert.deepEqual(validateConfig({ ...ycc(2, 2), decoded_color_space: "rgb" }).subsampling, [[2, 2], [1, 1], [1, 1]]);
+});
+
 test("encode never writes wrong data: mismatched configuration, shape, length or array type throw", () => {
   const data = pattern(16 * 16 * 3, 1);
   const cases = [
