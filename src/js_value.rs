@@ -165,12 +165,12 @@ fn is_iterable(value: &JsValue) -> Result<bool, String> {
     Ok(!get(value, &js_sys::Symbol::iterator().into())?.is_undefined())
 }
 
-fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
+pub(crate) fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
     Reflect::get(target, key).map_err(threw)
 }
 
 /// A getter or Proxy trap threw while the configuration was read.
-fn threw(error: JsValue) -> String {
+pub(crate) fn threw(error: JsValue) -> String {
     let message = error
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))

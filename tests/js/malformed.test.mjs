@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { init, initFullDecoder, encode, decode, validateConfig } from "../../dist/index.js";
+import { init, initFullDecoder, encode, decode, decodeInto, validateConfig } from "../../dist/index.js";
 import { DecodePool } from "../../dist/pool.js";
 import { concat } from "../../dist/bytes.js";
 
@@ -296,6 +296,42 @@ test("configurations with millions of values, or arrays sharing their items, fai
   }
   // the limit is far above what a configuration holds
   assert.deepEqual(validateConfig({ ...ycc(2, 2), decoded_color_space: "rgb" }).subsampling, [[2, 2], [1, 1], [1, 1]]);
+});
+
+// The chunk shape is read through Reflect like the configuration (src/wasm.rs parse_shape):
+// before, a throwing getter or Proxy trap on the shape unwound through the wasm frames as
+// the caller's own exception (no "jpeg:" message, no kind), a Proxy claiming a length of
+// 10^9 made the instance "trap" (a RangeError from Array.from), and a detached or
+// out-of-bounds stream threw V8's TypeError from inside the copy into wasm memory.
+test("hostile shapes and detached or out-of-bounds streams are Errors with a kind, and the module keeps working", () => {
+  const good = BASES[0];
+  const getter = [...good.shape];
+  Object.defineProperty(getter, 1, { get() { throw new Error("shape getter says no"); } });
+  const cases = [
+    ["throwing index getter", getter, /InvalidShape/, /the chunk shape could not be read: reading it threw: shape getter says no/],
+    ["proxy throwing on length", new Proxy([...good.shape], { get: (t, k) => { if (k === "length") throw new Error("no length"); return t[k]; } }), /InvalidShape/, /could not be read: reading it threw: no length/],
+    ["proxy length 1e9", new Proxy([...good.shape], { get: (t, k) => (k === "length" ? 1e9 : t[k]) }), /InvalidShape/, /the chunk shape has 1000000000 dimensions/],
+    ["40-D", new Array(40).fill(1), /InvalidShape/, /the chunk shape has 40 dimensions/],
+  ];
+  for (const [name, shape, kind, pattern] of cases) {
+    for (const call of [() => decode(good.config, good.stream, shape), () => encode(good.config, new Uint8Array(8 * 8 * 3), shape)]) {
+      assert.throws(call, (e) => e instanceof Error && kind.test(e.kind) && pattern.test(e.message), name);
+    }
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
+  const detached = good.stream.slice();
+  structuredClone(detached.buffer, { transfer: [detached.buffer] });
+  const resizable = new ArrayBuffer(good.stream.length, { maxByteLength: good.stream.length });
+  const outOfBounds = new Uint8Array(resizable, 0, good.stream.length);
+  outOfBounds.set(good.stream);
+  resizable.resize(0);
+  for (const [name, stream] of [["detached", detached], ["out of bounds", outOfBounds]]) {
+    assert.throws(() => decode(good.config, stream, good.shape), (e) => e.kind === "CorruptStream" && /the input is empty \(0 bytes\)/.test(e.message), name);
+    const out = new Uint8Array(good.shape.reduce((a, b) => a * b)).fill(7);
+    assert.throws(() => decodeInto(good.config, stream, good.shape, out), (e) => e.kind === "CorruptStream", name);
+    assert.ok(out.every((v) => v === 7), `${name}: out untouched`);
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
 });
 
 test("encode never writes wrong data: mismatched configuration, shape, length or array type throw", () => {
