@@ -8,7 +8,7 @@ use serde::de::{
 };
 use std::fmt;
 
-use crate::error::{append, owned, Int};
+use crate::error::{append, owned, Hex, Int};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
@@ -28,7 +28,7 @@ impl ConfigValue {
             ConfigValue::Null => owned("null"),
             ConfigValue::Bool(b) => owned(if *b { "true" } else { "false" }),
             ConfigValue::Number(n) => format_number(*n),
-            ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
+            ConfigValue::String(s) => format!("{} (a string)", quote(s)),
             ConfigValue::Array(items) => {
                 let mut text = owned("[");
                 for (i, item) in items.iter().take(8).enumerate() {
@@ -46,10 +46,31 @@ impl ConfigValue {
 
     fn describe_compact(&self) -> String {
         match self {
-            ConfigValue::String(s) => format!("\"{}\"", truncate(s, 40)),
+            ConfigValue::String(s) => quote(s),
             other => other.describe(),
         }
     }
+}
+
+/// A string from the input as an error message shows it: in double quotes, cut after 40
+/// characters, with quotes, backslashes and control characters escaped as JSON does
+/// (`\u001B`), so that a hostile configuration can neither flood a log with megabytes
+/// nor write terminal escape sequences or fake lines into it.
+pub(crate) fn quote(s: &str) -> String {
+    let mut text = owned("\"");
+    for c in truncate(s, 40).chars() {
+        match c {
+            '"' => append(&mut text, "\\\""),
+            '\\' => append(&mut text, "\\\\"),
+            '\0'..='\u{1f}' | '\u{7f}' => {
+                append(&mut text, "\\u00");
+                append(&mut text, &Hex(c as u8).to_string());
+            }
+            c => text.push(c),
+        }
+    }
+    append(&mut text, "\"");
+    text
 }
 
 fn truncate(s: &str, max: usize) -> String {
@@ -231,7 +252,20 @@ impl serde::Serialize for ConfigValue {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_number, truncate};
+    use super::{format_number, quote, truncate};
+
+    #[test]
+    fn quoted_strings_are_cut_and_escaped() {
+        assert_eq!(quote("rgb"), "\"rgb\"");
+        assert_eq!(quote(""), "\"\"");
+        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(
+            quote("x\0\n\u{1b}[31m\u{7f}é"),
+            "\"x\\u0000\\u000A\\u001B[31m\\u007Fé\""
+        );
+        let long = "y".repeat(1_000_000);
+        assert_eq!(quote(&long), format!("\"{}…\"", "y".repeat(40)));
+    }
 
     #[test]
     fn long_strings_are_cut_after_max_characters() {

@@ -90,7 +90,7 @@ fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue
             let member = read(&get(value, &key)?, depth + 1, budget);
             // Name the top-level member (deeper paths would repeat 32 names for the depth error).
             let member = if depth == 0 {
-                member.map_err(|e| format!("member \"{name}\": {e}"))?
+                member.map_err(|e| format!("member {}: {e}", crate::config_value::quote(&name)))?
             } else {
                 member?
             };

@@ -304,7 +304,7 @@ fn describe_value(value: &JsValue) -> String {
             .unwrap_or_default();
     }
     if let Some(s) = value.as_string() {
-        return format!("\"{s}\" (a string)");
+        return format!("{} (a string)", crate::config_value::quote(&s));
     }
     type_name(value)
 }

@@ -298,6 +298,25 @@ test("configurations with millions of values, or arrays sharing their items, fai
   assert.deepEqual(validateConfig({ ...ycc(2, 2), decoded_color_space: "rgb" }).subsampling, [[2, 2], [1, 1], [1, 1]]);
 });
 
+// Strings from the input are quoted as JSON does and cut after 40 characters in messages
+// (src/config_value.rs `quote`): before, a 1 MB string gave a 1 MB message, and control
+// characters (terminal escapes, newlines) went into logs as they were.
+test("strings from a hostile configuration are cut and escaped in error messages", () => {
+  const long = "x".repeat(1_000_000);
+  const cases = [
+    [{ quality: 90, encoded_color_space: long }, /encoded_color_space must be .*, got "x{40}…"$/],
+    [{ ...gray, decoded_color_space: long }, /decoded_color_space must be .*, got "x{40}…"$/],
+    [{ ...gray, [long]: 1 }, /unknown member "x{40}…";/],
+    [{ ...gray, "a\u001b[31mred\nline\"q\\": 1 }, /unknown member "a\\u001B\[31mred\\u000Aline\\"q\\\\";/],
+    [{ quality: 90, encoded_color_space: "rgb\u0000" }, /got "rgb\\u0000"$/],
+  ];
+  for (const [config, pattern] of cases) {
+    assert.throws(() => validateConfig(config), (e) => e.message.length < 400 && pattern.test(e.message) && !/[\u0000-\u001f]/.test(e.message), pattern.source);
+  }
+  assert.throws(() => decode(gray, BASES[0].stream, [8, long]), (e) => e.message.length < 200 && /shape\[1\] must be a non-negative integer, got "x{40}…" \(a string\)/.test(e.message));
+  assert.throws(() => encode(gray, new Uint8Array(64), [8, 8], { [long]: true }), (e) => e.message.length < 200 && /unknown encode option "x{40}…"/.test(e.message));
+});
+
 // The chunk shape is read through Reflect like the configuration (src/wasm.rs parse_shape):
 // before, a throwing getter or Proxy trap on the shape unwound through the wasm frames as
 // the caller's own exception (no "jpeg:" message, no kind), a Proxy claiming a length of
