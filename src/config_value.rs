@@ -8,7 +8,7 @@ use serde::de::{
 };
 use std::fmt;
 
-use crate::error::{append, owned, Hex, Int};
+use crate::error::{append, owned, Int};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfigValue {
@@ -57,20 +57,27 @@ impl ConfigValue {
 /// (`\u001B`), so that a hostile configuration can neither flood a log with megabytes
 /// nor write terminal escape sequences or fake lines into it.
 pub(crate) fn quote(s: &str) -> String {
-    let mut text = owned("\"");
-    for c in truncate(s, 40).chars() {
-        match c {
-            '"' => append(&mut text, "\\\""),
-            '\\' => append(&mut text, "\\\\"),
-            '\0'..='\u{1f}' | '\u{7f}' => {
-                append(&mut text, "\\u00");
-                append(&mut text, &Hex(c as u8).to_string());
-            }
-            c => text.push(c),
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut text = vec![b'"'];
+    // bytes, not chars: every byte escaped is ASCII, so the UTF-8 of the rest is kept whole
+    for &b in truncate(s, 40).as_bytes() {
+        match b {
+            b'"' | b'\\' => text.extend_from_slice(&[b'\\', b]),
+            0..=0x1F | 0x7F => text.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
+            _ => text.push(b),
         }
     }
-    append(&mut text, "\"");
-    text
+    text.push(b'"');
+    // SAFETY: `s`'s UTF-8 with some ASCII bytes replaced by ASCII (`String::from_utf8`
+    // would link its validation, as `Int` notes).
+    unsafe { String::from_utf8_unchecked(text) }
 }
 
 fn truncate(s: &str, max: usize) -> String {
