@@ -602,5 +602,12 @@ export function formatReport(result, { source = "dataset", verbose = false } = {
     const alias = r.aliasOf ? `, alias of ${r.aliasOf}` : "";
     lines.push(`  ${POINT_LABEL[r.extensionPoint].padEnd(19)} ${r.name.padEnd(26)} ${r.level.padEnd(11)} ${readable}${alias}`);
   }
-  return lines.join("\n");
+  // Names and paths come from the dataset's metadata: a control character in one (a
+  // terminal escape sequence, a newline that fakes a line of the report) is shown as
+  // \uXXXX, not written to the terminal.
+  return lines.map(escapeControl).join("\n");
+}
+
+function escapeControl(text) {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -26,7 +26,8 @@ options:
   --no-restart-intervals
                      write no restart intervals (they make zarr-jpeg's decoder faster,
                      other decoders about as fast; README "Restart intervals")
-  --overwrite        replace <out.zarr> if it exists
+  --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
+                     empty directory) that does not hold the input image
   --quiet            no progress or summary
   --json             print the summary as JSON
   -h, --help         show this help

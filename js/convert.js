@@ -339,11 +339,40 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 // ------------------------------------------------------------------ convert
 
 /**
+ * What `--overwrite` may replace: a Zarr store (a directory with zarr.json, or Zarr v2's
+ * .zgroup/.zarray/.zattrs, at its top) or an empty directory, and never one that holds
+ * the input image. Without this, `convert image.png . --overwrite` deleted the current
+ * directory, the image with it.
+ */
+function checkReplaceable(target, output, input) {
+  // (real paths: a symbolic link to the store or to the image changes nothing)
+  const real = fs.realpathSync(target);
+  const inputPath = input === null ? null : fs.realpathSync(input);
+  if (inputPath && (inputPath === real || inputPath.startsWith(real + path.sep))) {
+    const what = inputPath === real ? "is the input image" : `holds the input image ${input}`;
+    throw new ConvertError(`${output} ${what}; --overwrite would delete it: choose another output`);
+  }
+  const stat = fs.statSync(target);
+  if (!stat.isDirectory()) {
+    throw new ConvertError(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
+  }
+  const entries = fs.readdirSync(target);
+  const isStore = ["zarr.json", ".zgroup", ".zarray", ".zattrs"].some((name) => entries.includes(name));
+  if (entries.length > 0 && !isStore) {
+    throw new ConvertError(
+      `${output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or an empty directory: ` +
+        "remove it yourself or choose another output",
+    );
+  }
+}
+
+/**
  * Converts an image into a JPEG-compressed OME-Zarr 0.5 image at `output` (a directory path).
  * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
  * @param output the store directory to create (must not exist unless `overwrite`)
  * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
- *   name, pixelSize, unit, restartIntervals=true (encode()'s option), overwrite, onProgress(event),
+ *   name, pixelSize, unit, restartIntervals=true (encode()'s option), overwrite (replaces a Zarr store or an
+ *   empty directory, never one that holds the input), onProgress(event),
  *   onWarning(message) }`
  * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
  */
@@ -375,6 +404,7 @@ export async function convert(input, output, options = {}) {
   if (fs.existsSync(target) && !options.overwrite) {
     throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
   }
+  if (fs.existsSync(target)) checkReplaceable(target, output, typeof input === "string" ? input : null);
   const parent = path.dirname(target);
   if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
   const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);

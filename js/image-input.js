@@ -43,9 +43,15 @@ export async function readImageFile(file) {
 /** Decodes PNG or JPEG bytes (`name` only labels messages). */
 export async function decodeImage(bytes, name = "image") {
   const format = sniffFormat(bytes);
-  if (format === "png") return decodePng(bytes, name);
-  if (format === "jpeg") return decodeJpeg(bytes, name);
-  throw new ImageInputError(`${name} is neither a PNG nor a JPEG file (its first bytes are not a PNG or JPEG signature)`);
+  if (format !== "png" && format !== "jpeg") {
+    throw new ImageInputError(`${name} is neither a PNG nor a JPEG file (its first bytes are not a PNG or JPEG signature)`);
+  }
+  const image = await (format === "png" ? decodePng(bytes, name) : decodeJpeg(bytes, name));
+  // pngjs reads a PNG whose IHDR says 0 pixels wide or high (the PNG spec forbids it)
+  if (!(image.width >= 1 && image.height >= 1)) {
+    throw new ImageInputError(`${name}: the image is ${image.width} × ${image.height} pixels (width × height); it needs at least 1 × 1`);
+  }
+  return image;
 }
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };

@@ -54,7 +54,10 @@ export function simdSupported() {
 
 function load(record, { module, simd } = {}) {
   if (simd !== undefined && typeof simd !== "boolean") {
-    throw new TypeError(`zarr-jpeg: init option \`simd\` must be true, false or undefined (automatic), not ${String(simd)}`);
+    // a rejection, as every other failure to load: the functions return a Promise
+    return Promise.reject(
+      new TypeError(`zarr-jpeg: init option \`simd\` must be true, false or undefined (automatic), not ${String(simd)}`),
+    );
   }
   record.loading ??= (async () => {
     if (module instanceof WebAssembly.Module) {
@@ -79,6 +82,12 @@ function load(record, { module, simd } = {}) {
     record.ready = true;
   })().catch((error) => {
     record.loading = undefined;
+    // A module that instantiated but failed to start (e.g. a handed-over module that is
+    // not this one) stays in the glue, which would return it to every later init as if
+    // ready: forget it, so the next call loads afresh.
+    record.glue?.__resetInstance?.();
+    record.compiled = undefined;
+    record.simd = undefined;
     throw error;
   });
   return record.loading;
@@ -90,7 +99,8 @@ function load(record, { module, simd } = {}) {
  * to instantiate instead. `simd`: false forces the scalar module, true requires SIMD;
  * by default SIMD is used where the engine supports it.
  */
-export function init({ module, simd } = {}) {
+export function init(options) {
+  const { module, simd } = options ?? {};
   return load(codec, { module, simd });
 }
 
@@ -99,7 +109,8 @@ export function init({ module, simd } = {}) {
  * Idempotent. `module`: an already compiled decoder module (what the pool hands workers);
  * `simd` as for init().
  */
-export function initDecoder({ module, simd } = {}) {
+export function initDecoder(options) {
+  const { module, simd } = options ?? {};
   return load(decoder, { module, simd });
 }
 
@@ -110,7 +121,8 @@ export function initDecoder({ module, simd } = {}) {
  * pool hands workers); `simd` as for init(), by default the variant of the module
  * already loaded.
  */
-export function initFullDecoder({ module, simd } = {}) {
+export function initFullDecoder(options) {
+  const { module, simd } = options ?? {};
   return load(fullDecoder, { module, simd: simd ?? (module ? undefined : loadedSimd()) });
 }
 

@@ -14,6 +14,7 @@ import {
   compiledFullDecoderModule,
   fullDecoderUsesSimd,
   needsFullDecoder,
+  validateConfig,
 } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
@@ -123,15 +124,29 @@ export class DecodePool {
     this.#replacementsLeft = REPLACEMENTS_PER_WORKER * this.#size;
   }
 
-  /** Decodes in a worker; resolves to the C-order samples. */
+  /**
+   * Decodes in a worker; resolves to the C-order samples. Rejects with the Error decode()
+   * throws for the same arguments.
+   */
   async decode(config, bytes, shape) {
     // (a worker that died stays in the list until #retire takes it out)
     const workers = (await this.#start()).filter((w) => w.alive);
     if (workers.length === 0) return this.#decodeHere(config, bytes, shape);
+    // What a worker would be sent differently from what decode() reads here, or could not
+    // be sent at all, is decoded here instead, which throws decode()'s Error for it:
+    // bytes other than a Uint8Array (copying would convert a plain array or a
+    // Float32Array, or make `n` zero bytes of a number `n`), empty ones (a detached view
+    // cannot be copied), and a shape that is not an array. The configuration goes in its
+    // normalised form, a plain object (a getter, a Proxy or a function member cannot be
+    // cloned); an invalid one throws validateConfig()'s Error, decode()'s own.
+    if (!(bytes instanceof Uint8Array) || bytes.length === 0 || !Array.isArray(shape)) {
+      return decodeAsync(config, bytes, shape);
+    }
+    const normalised = validateConfig(config);
     const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const job = { resolve, reject, slot, args: [config, bytes, shape], retried: false };
+      const job = { resolve, reject, slot, args: [normalised, bytes, shape], retried: false };
       if (slot.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#post(id, job);
       else {
         job.copy = copyOf(bytes); // the bytes as they are now, as if sent now
@@ -155,11 +170,21 @@ export class DecodePool {
 
   #post(id, job) {
     const [config, bytes, shape] = job.args;
-    const copy = job.copy ?? copyOf(bytes);
-    job.copy = null; // transferred
+    let message;
+    try {
+      const copy = job.copy ?? copyOf(bytes);
+      message = { id, config, bytes: copy, shape: Array.from(shape) };
+      job.slot.worker.post(message, [copy.buffer]);
+      job.copy = null; // transferred
+    } catch {
+      // Not sendable (a shape whose getter throws or that holds a symbol, bytes detached
+      // since they waited): decoded here, which throws decode()'s Error for it. Nothing
+      // was recorded for the worker, so it is not left waiting for an answer.
+      job.resolve(this.#decodeHere(config, job.copy ?? bytes, shape));
+      return;
+    }
     this.#jobs.set(id, job);
     if (job.slot.inflight++ === 0) job.slot.worker.ref();
-    job.slot.worker.post({ id, config, bytes: copy, shape: Array.from(shape) }, [copy.buffer]);
   }
 
   // The worker's module left this chunk to the full decoder: load it here (once), hand it

@@ -66,7 +66,16 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
     /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits this). */
     async encode(chunk) {
       if (!(chunk.data instanceof Uint8Array)) {
-        throw codecError("InvalidData", `chunk data must be a Uint8Array, got ${chunk.data?.constructor?.name}`);
+        const got = chunk.data === null || chunk.data === undefined ? String(chunk.data) : chunk.data.constructor?.name ?? typeof chunk.data;
+        throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${got}`);
+      }
+      // (contiguousData() would take the first samples of a longer array without a word)
+      const size = this.#layout.shape.reduce((a, b) => a * b, 1);
+      if (chunk.data.length !== size) {
+        throw codecError(
+          "InvalidData",
+          `invalid chunk data: the chunk data holds ${chunk.data.length} samples but the chunk shape [${this.#layout.shape.join(", ")}] needs ${size}`,
+        );
       }
       await init();
       return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape, encodeOptions);
@@ -93,7 +102,12 @@ function base64Bytes(value, field) {
   if (typeof value !== "string") {
     throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a base64 string`);
   }
-  return base64ToBytes(value);
+  try {
+    return base64ToBytes(value);
+  } catch (error) {
+    // atob's DOMException ("Invalid character") would not say which field
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} is not valid base64 (${error?.message ?? error})`);
+  }
 }
 
 /** imagecodecs colour-space names/J_COLOR_SPACE numbers → the jpeg codec's names. */

@@ -1,7 +1,7 @@
 //! The codec configuration: parsing, every validation rule of the spec, defaults,
 //! and the normalised form.
 
-use crate::config_value::ConfigValue;
+use crate::config_value::{quote, ConfigValue};
 use crate::error::{owned, CodecError, Int, Result};
 
 /// The colour space of the samples as stored in the JPEG stream.
@@ -130,13 +130,15 @@ impl JpegConfig {
         for (i, (key, _)) in members.iter().enumerate() {
             if !MEMBERS.contains(&key.as_str()) {
                 return Err(CodecError::config(format!(
-                    "unknown member \"{key}\"; the jpeg codec's configuration allows only {}",
+                    "unknown member {}; the jpeg codec's configuration allows only {}",
+                    quote(key),
                     MEMBER_LIST
                 )));
             }
             if members[..i].iter().any(|(k, _)| k == key) {
                 return Err(CodecError::config(format!(
-                    "member \"{key}\" appears more than once"
+                    "member {} appears more than once",
+                    quote(key)
                 )));
             }
         }
@@ -223,7 +225,8 @@ fn parse_encoded(value: Option<&ConfigValue>) -> Result<EncodedColorSpace> {
             "ycbcr" => Ok(EncodedColorSpace::Ycbcr),
             "rgb" => Ok(EncodedColorSpace::Rgb),
             _ => Err(CodecError::config(format!(
-                "encoded_color_space must be {ALLOWED}, got \"{s}\""
+                "encoded_color_space must be {ALLOWED}, got {}",
+                quote(s)
             ))),
         },
         Some(other) => Err(CodecError::config(format!(
@@ -251,7 +254,8 @@ fn parse_decoded(
             "ycbcr" => DecodedColorSpace::Ycbcr,
             _ => {
                 return Err(CodecError::config(format!(
-                    "decoded_color_space must be {ALLOWED}, got \"{s}\""
+                    "decoded_color_space must be {ALLOWED}, got {}",
+                    quote(s)
                 )))
             }
         },

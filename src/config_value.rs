@@ -28,7 +28,7 @@ impl ConfigValue {
             ConfigValue::Null => owned("null"),
             ConfigValue::Bool(b) => owned(if *b { "true" } else { "false" }),
             ConfigValue::Number(n) => format_number(*n),
-            ConfigValue::String(s) => format!("\"{}\" (a string)", truncate(s, 40)),
+            ConfigValue::String(s) => format!("{} (a string)", quote(s)),
             ConfigValue::Array(items) => {
                 let mut text = owned("[");
                 for (i, item) in items.iter().take(8).enumerate() {
@@ -46,10 +46,38 @@ impl ConfigValue {
 
     fn describe_compact(&self) -> String {
         match self {
-            ConfigValue::String(s) => format!("\"{}\"", truncate(s, 40)),
+            ConfigValue::String(s) => quote(s),
             other => other.describe(),
         }
     }
+}
+
+/// A string from the input as an error message shows it: in double quotes, cut after 40
+/// characters, with quotes, backslashes and control characters escaped as JSON does
+/// (`\u001B`), so that a hostile configuration can neither flood a log with megabytes
+/// nor write terminal escape sequences or fake lines into it.
+pub(crate) fn quote(s: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut text = vec![b'"'];
+    // bytes, not chars: every byte escaped is ASCII, so the UTF-8 of the rest is kept whole
+    for &b in truncate(s, 40).as_bytes() {
+        match b {
+            b'"' | b'\\' => text.extend_from_slice(&[b'\\', b]),
+            0..=0x1F | 0x7F => text.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
+            _ => text.push(b),
+        }
+    }
+    text.push(b'"');
+    // SAFETY: `s`'s UTF-8 with some ASCII bytes replaced by ASCII (`String::from_utf8`
+    // would link its validation, as `Int` notes).
+    unsafe { String::from_utf8_unchecked(text) }
 }
 
 fn truncate(s: &str, max: usize) -> String {
@@ -118,6 +146,13 @@ fn six_decimals(a: f64) -> String {
 /// Deeper nesting is rejected: the visitor recurses once per level, and inside wasm a
 /// deep enough value would overflow the stack and trap.
 pub const MAX_DEPTH: usize = 32;
+
+/// At most this many values (members, items and everything nested in them) are read
+/// from a JS value: a jpeg configuration holds about 15. Without a bound, an array of
+/// 2^32 − 1 empty slots, or a few hundred bytes of arrays that share their items
+/// (`x = [x, x]` thirty times over: 2^30 values), would keep the reader busy for hours or
+/// overflow a `Vec`'s capacity (a panic, i.e. a trap in wasm).
+pub const MAX_VALUES: usize = 1024;
 
 impl<'de> Deserialize<'de> for ConfigValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -224,7 +259,20 @@ impl serde::Serialize for ConfigValue {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_number, truncate};
+    use super::{format_number, quote, truncate};
+
+    #[test]
+    fn quoted_strings_are_cut_and_escaped() {
+        assert_eq!(quote("rgb"), "\"rgb\"");
+        assert_eq!(quote(""), "\"\"");
+        assert_eq!(quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(
+            quote("x\0\n\u{1b}[31m\u{7f}é"),
+            "\"x\\u0000\\u000A\\u001B[31m\\u007Fé\""
+        );
+        let long = "y".repeat(1_000_000);
+        assert_eq!(quote(&long), format!("\"{}…\"", "y".repeat(40)));
+    }
 
     #[test]
     fn long_strings_are_cut_after_max_characters() {

@@ -94,7 +94,8 @@ impl EncodeOptions {
                 }
                 (other, _) => {
                     return Err(CodecError::config(format!(
-                        "unknown encode option \"{other}\" (known: restartIntervals)"
+                        "unknown encode option {} (known: restartIntervals)",
+                        crate::config_value::quote(other)
                     )))
                 }
             }

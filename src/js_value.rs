@@ -7,25 +7,33 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::config_value::MAX_DEPTH;
-use crate::error::owned;
+use crate::config_value::{MAX_DEPTH, MAX_VALUES};
+use crate::error::{owned, Int};
 use crate::ConfigValue;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
 /// 64 bits, a string, an array, or a plain object (its own enumerable string keys, in
 /// order). Anything else (functions, symbols, Maps, Sets, typed arrays, other iterables)
 /// is refused with its type named.
+///
+/// At most [`MAX_VALUES`] values are read, whatever the arrays' `length`s claim.
 pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
-    read(value, 0)
+    let mut budget = MAX_VALUES;
+    read(value, 0, &mut budget)
 }
 
-fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
+/// `budget`: how many more values may be read.
+fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue, String> {
     if depth > MAX_DEPTH {
         return Err(format!(
             "the configuration is nested more than {} levels deep",
-            crate::error::Int::of(MAX_DEPTH)
+            Int::of(MAX_DEPTH)
         ));
     }
+    if *budget == 0 {
+        return Err(too_many_values());
+    }
+    *budget -= 1;
     if value.is_null() || value.is_undefined() {
         return Ok(ConfigValue::Null);
     }
@@ -51,10 +59,12 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
             .as_f64()
             .unwrap_or(0.0) as u32;
         let mut items = Vec::new();
+        // (each item takes one value from `budget`: a long array ends with its error)
         for i in 0..length {
             items.push(read(
                 &Reflect::get_u32(value, i).map_err(threw)?,
                 depth + 1,
+                budget,
             )?);
         }
         return Ok(ConfigValue::Array(items));
@@ -62,7 +72,12 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
     if value.is_object() && !is_iterable(value)? {
         let object: &Object = value.unchecked_ref();
         let mut members = Vec::new();
-        for key in Reflect::own_keys(value).map_err(threw)?.iter() {
+        let keys = Reflect::own_keys(value).map_err(threw)?;
+        // (the members read take values from `budget`; this bounds the keys skipped too)
+        if keys.length() as usize > *budget {
+            return Err(too_many_values());
+        }
+        for key in keys.iter() {
             let Some(name) = key.as_string() else {
                 continue;
             }; // symbol keys
@@ -72,10 +87,10 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
             {
                 continue;
             }
-            let member = read(&get(value, &key)?, depth + 1);
+            let member = read(&get(value, &key)?, depth + 1, budget);
             // Name the top-level member (deeper paths would repeat 32 names for the depth error).
             let member = if depth == 0 {
-                member.map_err(|e| format!("member \"{name}\": {e}"))?
+                member.map_err(|e| format!("member {}: {e}", crate::config_value::quote(&name)))?
             } else {
                 member?
             };
@@ -84,6 +99,15 @@ fn read(value: &JsValue, depth: usize) -> Result<ConfigValue, String> {
         return Ok(ConfigValue::Object(members));
     }
     Err(format!("{} is not a JSON-like value", type_name(value)))
+}
+
+#[inline(never)]
+fn too_many_values() -> String {
+    format!(
+        "the configuration holds more than {} values (arrays' items and objects' members, \
+         nested ones included); a jpeg configuration holds about 15",
+        Int::of(MAX_VALUES)
+    )
 }
 
 /// Writes a `ConfigValue` as the matching plain JS value (objects keep member order).
@@ -141,12 +165,12 @@ fn is_iterable(value: &JsValue) -> Result<bool, String> {
     Ok(!get(value, &js_sys::Symbol::iterator().into())?.is_undefined())
 }
 
-fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
+pub(crate) fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
     Reflect::get(target, key).map_err(threw)
 }
 
 /// A getter or Proxy trap threw while the configuration was read.
-fn threw(error: JsValue) -> String {
+pub(crate) fn threw(error: JsValue) -> String {
     let message = error
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))

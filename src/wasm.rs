@@ -222,27 +222,47 @@ fn parse_encode_options(options: &JsValue) -> Result<crate::EncodeOptions, JsVal
     crate::EncodeOptions::parse(&value).map_err(codec_error)
 }
 
-/// A chunk shape: an array of non-negative integers.
+/// More dimensions than this are refused without reading them (the codec takes 2 or 3).
+const MAX_SHAPE_LENGTH: u32 = 32;
+
+/// A chunk shape: an array of non-negative integers. Read through `Reflect`, like the
+/// configuration: a getter or Proxy trap that throws is an error, not an exception
+/// unwinding through wasm frames, and a `length` of billions is refused unread.
 fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
+    let shape_error = |message: String| codec_error(CodecError::shape(message));
     if !Array::is_array(shape) {
-        return Err(codec_error(CodecError::shape(format!(
+        return Err(shape_error(format!(
             "the chunk shape must be an array of integers, got {}",
             type_name(shape)
-        ))));
+        )));
+    }
+    let threw = |e: String| shape_error(format!("the chunk shape could not be read: {e}"));
+    let length = crate::js_value::get(shape, &JsValue::from_str("length"))
+        .map_err(threw)?
+        .as_f64()
+        .unwrap_or(0.0);
+    if length > f64::from(MAX_SHAPE_LENGTH) {
+        return Err(shape_error(format!(
+            "the chunk shape has {} dimensions; the jpeg codec accepts 2-D or 3-D chunks",
+            crate::error::Int(length as u64)
+        )));
     }
     // A loop rather than `collect::<Result<_>>()`, whose adapter costs ~0.7 KB of wasm.
     let mut sizes = Vec::new();
-    for (i, v) in Array::from(shape).iter().enumerate() {
+    for i in 0..length as u32 {
+        let v = Reflect::get_u32(shape, i)
+            .map_err(crate::js_value::threw)
+            .map_err(threw)?;
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
                 sizes.push(n as u64)
             }
             _ => {
-                return Err(codec_error(CodecError::shape(format!(
+                return Err(shape_error(format!(
                     "shape[{}] must be a non-negative integer, got {}",
-                    crate::error::Int::of(i),
+                    crate::error::Int(i.into()),
                     describe_value(&v)
-                ))))
+                )))
             }
         }
     }
@@ -251,10 +271,15 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
 
 /// Copies a `Uint8Array` into wasm memory; anything else is rejected as [`uint8_array`] does.
 /// (Not `to_vec`, which panics on an array larger than wasm memory can hold.)
+/// An empty array is not copied: `copy_to` throws (a `TypeError` unwinding through wasm
+/// frames) for a view of a detached `ArrayBuffer` (one transferred to a worker) or one
+/// out of bounds of a shrunk resizable buffer, whose length reads as 0.
 fn bytes(value: &JsValue, what: &str) -> Result<Vec<u8>, JsValue> {
     let array = uint8_array(value, what)?;
     let mut bytes = crate::zeroed_bytes(array.length() as usize, what).map_err(codec_error)?;
-    array.copy_to(&mut bytes);
+    if !bytes.is_empty() {
+        array.copy_to(&mut bytes);
+    }
     Ok(bytes)
 }
 
@@ -279,7 +304,7 @@ fn describe_value(value: &JsValue) -> String {
             .unwrap_or_default();
     }
     if let Some(s) = value.as_string() {
-        return format!("\"{s}\" (a string)");
+        return format!("{} (a string)", crate::config_value::quote(&s));
     }
     type_name(value)
 }

@@ -292,3 +292,36 @@ fn spec_examples_parse() {
         accept(json);
     }
 }
+
+/// Strings from the configuration are shown cut after 40 characters and escaped as JSON
+/// does: before, a 1 MB value or member name made a 1 MB message, and control characters
+/// (a terminal escape, a newline that fakes a log line) were copied into it as they were.
+#[test]
+fn strings_in_messages_are_cut_and_escaped() {
+    let long = "x".repeat(1_000_000);
+    let quoted_long = format!("\"{}…\"", "x".repeat(40));
+    for json in [
+        format!(r#"{{"quality": 90, "encoded_color_space": "{long}"}}"#),
+        format!(
+            r#"{{"quality": 90, "encoded_color_space": "grayscale", "decoded_color_space": "{long}"}}"#
+        ),
+        format!(r#"{{"quality": 90, "encoded_color_space": "grayscale", "{long}": 1}}"#),
+        format!(
+            r#"{{"quality": 90, "encoded_color_space": "grayscale", "{long}": 1, "{long}": 2}}"#
+        ),
+    ] {
+        let message = JpegConfig::parse(&config_value(&json))
+            .unwrap_err()
+            .to_string();
+        assert!(message.len() < 300, "{} bytes", message.len());
+        assert!(message.contains(&quoted_long), "{message}");
+    }
+    reject(
+        r#"{"quality": 90, "encoded_color_space": "grayscale", "a\u001b[31m\n\"\\": 1}"#,
+        &[r#"unknown member "a\u001B[31m\u000A\"\\";"#],
+    );
+    reject(
+        r#"{"quality": 90, "encoded_color_space": "rgb\u0000"}"#,
+        &[r#"got "rgb\u0000""#],
+    );
+}

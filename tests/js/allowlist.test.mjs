@@ -600,6 +600,18 @@ describe("checkDataset", () => {
     assert.match(text, /numcodecs\.lz4/);
     assert.match(text, /a reader needs:/);
   });
+
+  // Before: names and paths from the metadata were written as they were, so a codec named
+  // "jpeg\u001b[31m…" sent a terminal escape sequence to whoever ran `zarr-jpeg check`, and
+  // a newline in one faked a line of the report.
+  test("formatReport shows control characters from the metadata escaped, never raw", async () => {
+    const hostile = { ...array(RFC_NONCONFORMING_EXAMPLE), codecs: [{ name: "jpeg\u001b[31mEVIL\u001b[0m\nERROR fake line", configuration: {} }] };
+    const result = await checkDataset(memoryStore({ "zarr.json": hostile }));
+    const text = formatReport(result, { source: "x.zarr" });
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    assert.match(text, /jpeg\\u001b\[31mEVIL\\u001b\[0m\\u000aERROR fake line/);
+    assert.ok(!text.split("\n").some((line) => line.startsWith("ERROR fake line")));
+  });
 });
 
 // ---------------------------------------------------------------- the CLI

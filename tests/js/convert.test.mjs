@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -342,6 +343,69 @@ test("never leaves a half-written store: a failure mid-conversion removes the te
   assert.equal(readJson(dir, "0", "zarr.json").codecs.at(-1).configuration.quality, 80);
   assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes("partial")), []);
 });
+
+// Before: `zarr-jpeg convert image.png . --overwrite` renamed the current directory
+// aside and deleted it, the input image and everything else in it with it; any
+// directory or file at the output path was replaced the same way. And a PNG whose IHDR
+// says 0 pixels wide (pngjs reads it) was "converted" into a store with a 0-sized chunk
+// shape, exit code 0.
+test("--overwrite replaces only a Zarr store or an empty directory, never the input image; a 0-pixel image is refused", async () => {
+  const dir = fs.mkdtempSync(path.join(tmp, "overwrite-"));
+  const image = path.join(dir, "image.png");
+  writePng(image, 20, 12, rgbImage(12, 20));
+  fs.writeFileSync(path.join(dir, "precious.txt"), "keep me");
+  const cases = [
+    [dir, /holds the input image .*image\.png; --overwrite would delete it/],
+    [image, /is the input image; --overwrite would delete it/],
+    [path.join(dir, "precious.txt"), /exists and is not a Zarr store \(not a directory\)/],
+    [tmp, /holds the input image/],
+  ];
+  const other = fs.mkdtempSync(path.join(tmp, "not-a-store-"));
+  fs.writeFileSync(path.join(other, "notes.txt"), "keep me too");
+  cases.push([other, /exists and is not a Zarr store \(no zarr.json at its top\)/]);
+  for (const [output, message] of cases) {
+    await assert.rejects(convert(image, output, { overwrite: true }), (e) => e instanceof ConvertError && message.test(e.message), output);
+  }
+  assert.equal(fs.readFileSync(path.join(dir, "precious.txt"), "utf8"), "keep me");
+  assert.equal(fs.readFileSync(path.join(other, "notes.txt"), "utf8"), "keep me too");
+  assert.ok(fs.existsSync(image));
+  // a store, and an empty directory, are replaced
+  const store = path.join(dir, "out.zarr");
+  await convert(image, store, { quality: 50 });
+  await convert(image, store, { quality: 80, overwrite: true });
+  assert.equal(readJson(store, "0", "zarr.json").codecs.at(-1).configuration.quality, 80);
+  const empty = fs.mkdtempSync(path.join(tmp, "empty-"));
+  await convert(image, empty, { overwrite: true });
+  assert.ok(fs.existsSync(path.join(empty, "zarr.json")));
+  // a PNG whose IHDR says 0 × 12 (no image data)
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlibCrc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 0, 0, 0, 0, 12, 8, 2, 0, 0, 0]);
+  const zero = path.join(dir, "zero.png");
+  fs.writeFileSync(zero, Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr), chunk("IDAT", zlib.deflateSync(Buffer.alloc(0))), chunk("IEND", Buffer.alloc(0)),
+  ]));
+  const zeroOut = out();
+  await assert.rejects(convert(zero, zeroOut), (e) => e instanceof ConvertError && /the image is 0 × 12 pixels \(width × height\); it needs at least 1 × 1/.test(e.message));
+  assert.ok(!fs.existsSync(zeroOut));
+});
+
+/** CRC-32 as PNG chunks carry it. */
+function zlibCrc32(bytes) {
+  let crc = 0xffffffff;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
 
 test("progress events count levels and chunks", async () => {
   const events = [];

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { init, initFullDecoder, encode, decode, validateConfig } from "../../dist/index.js";
+import { init, initFullDecoder, encode, decode, decodeInto, validateConfig } from "../../dist/index.js";
 import { DecodePool } from "../../dist/pool.js";
 import { concat } from "../../dist/bytes.js";
 
@@ -265,6 +265,90 @@ test("a deeply nested configuration throws an Error, never traps", () => {
     for (const call of [() => validateConfig(config), () => decode(config, good.stream, good.shape)]) {
       assert.throws(call, (e) => e instanceof Error && !/trapped/.test(e.message) && /nested more than 32 levels/.test(e.message), name);
     }
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
+});
+
+// The reader of JS configuration values stops after MAX_VALUES (src/config_value.rs):
+// before, an array of 2^32 - 1 empty slots overflowed a Vec's capacity (a panic: the
+// instance trapped) after ~10 s, a 10^7-item array took minutes, and 20 levels of arrays
+// that share their items (2^20 values in a few hundred bytes) 5 s, 30 levels hours.
+test("configurations with millions of values, or arrays sharing their items, fail fast with an Error, never trap", () => {
+  const good = BASES[0];
+  const sparse = [];
+  sparse.length = 2 ** 32 - 1;
+  let shared = [1];
+  for (let i = 0; i < 25; i++) shared = [shared, shared];
+  const manyMembers = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => ["k" + i, i]));
+  const cases = [
+    ["sparse 2^32 - 1 subsampling", { ...gray, subsampling: sparse }],
+    ["10^6-item subsampling", { ...gray, subsampling: new Array(1_000_000).fill([1, 1]) }],
+    ["2^25 shared values", { ...gray, subsampling: shared }],
+    ["10^5 members", { ...manyMembers, ...gray }],
+  ];
+  for (const [name, config] of cases) {
+    for (const call of [() => validateConfig(config), () => decode(config, good.stream, good.shape), () => encode(gray, new Uint8Array(64), [8, 8], { restartIntervals: config })]) {
+      const started = performance.now();
+      assert.throws(call, (e) => e instanceof Error && !/trapped/.test(e.message) && /more than 1024 values/.test(e.message), name);
+      assert.ok(performance.now() - started < 1000, `${name}: failed fast (${(performance.now() - started).toFixed(0)} ms)`);
+    }
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
+  // the limit is far above what a configuration holds
+  assert.deepEqual(validateConfig({ ...ycc(2, 2), decoded_color_space: "rgb" }).subsampling, [[2, 2], [1, 1], [1, 1]]);
+});
+
+// Strings from the input are quoted as JSON does and cut after 40 characters in messages
+// (src/config_value.rs `quote`): before, a 1 MB string gave a 1 MB message, and control
+// characters (terminal escapes, newlines) went into logs as they were.
+test("strings from a hostile configuration are cut and escaped in error messages", () => {
+  const long = "x".repeat(1_000_000);
+  const cases = [
+    [{ quality: 90, encoded_color_space: long }, /encoded_color_space must be .*, got "x{40}…"$/],
+    [{ ...gray, decoded_color_space: long }, /decoded_color_space must be .*, got "x{40}…"$/],
+    [{ ...gray, [long]: 1 }, /unknown member "x{40}…";/],
+    [{ ...gray, "a\u001b[31mred\nline\"q\\": 1 }, /unknown member "a\\u001B\[31mred\\u000Aline\\"q\\\\";/],
+    [{ quality: 90, encoded_color_space: "rgb\u0000" }, /got "rgb\\u0000"$/],
+  ];
+  for (const [config, pattern] of cases) {
+    assert.throws(() => validateConfig(config), (e) => e.message.length < 400 && pattern.test(e.message) && !/[\u0000-\u001f]/.test(e.message), pattern.source);
+  }
+  assert.throws(() => decode(gray, BASES[0].stream, [8, long]), (e) => e.message.length < 200 && /shape\[1\] must be a non-negative integer, got "x{40}…" \(a string\)/.test(e.message));
+  assert.throws(() => encode(gray, new Uint8Array(64), [8, 8], { [long]: true }), (e) => e.message.length < 200 && /unknown encode option "x{40}…"/.test(e.message));
+});
+
+// The chunk shape is read through Reflect like the configuration (src/wasm.rs parse_shape):
+// before, a throwing getter or Proxy trap on the shape unwound through the wasm frames as
+// the caller's own exception (no "jpeg:" message, no kind), a Proxy claiming a length of
+// 10^9 made the instance "trap" (a RangeError from Array.from), and a detached or
+// out-of-bounds stream threw V8's TypeError from inside the copy into wasm memory.
+test("hostile shapes and detached or out-of-bounds streams are Errors with a kind, and the module keeps working", () => {
+  const good = BASES[0];
+  const getter = [...good.shape];
+  Object.defineProperty(getter, 1, { get() { throw new Error("shape getter says no"); } });
+  const cases = [
+    ["throwing index getter", getter, /InvalidShape/, /the chunk shape could not be read: reading it threw: shape getter says no/],
+    ["proxy throwing on length", new Proxy([...good.shape], { get: (t, k) => { if (k === "length") throw new Error("no length"); return t[k]; } }), /InvalidShape/, /could not be read: reading it threw: no length/],
+    ["proxy length 1e9", new Proxy([...good.shape], { get: (t, k) => (k === "length" ? 1e9 : t[k]) }), /InvalidShape/, /the chunk shape has 1000000000 dimensions/],
+    ["40-D", new Array(40).fill(1), /InvalidShape/, /the chunk shape has 40 dimensions/],
+  ];
+  for (const [name, shape, kind, pattern] of cases) {
+    for (const call of [() => decode(good.config, good.stream, shape), () => encode(good.config, new Uint8Array(8 * 8 * 3), shape)]) {
+      assert.throws(call, (e) => e instanceof Error && kind.test(e.kind) && pattern.test(e.message), name);
+    }
+    assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
+  }
+  const detached = good.stream.slice();
+  structuredClone(detached.buffer, { transfer: [detached.buffer] });
+  const resizable = new ArrayBuffer(good.stream.length, { maxByteLength: good.stream.length });
+  const outOfBounds = new Uint8Array(resizable, 0, good.stream.length);
+  outOfBounds.set(good.stream);
+  resizable.resize(0);
+  for (const [name, stream] of [["detached", detached], ["out of bounds", outOfBounds]]) {
+    assert.throws(() => decode(good.config, stream, good.shape), (e) => e.kind === "CorruptStream" && /the input is empty \(0 bytes\)/.test(e.message), name);
+    const out = new Uint8Array(good.shape.reduce((a, b) => a * b)).fill(7);
+    assert.throws(() => decodeInto(good.config, stream, good.shape, out), (e) => e.kind === "CorruptStream", name);
+    assert.ok(out.every((v) => v === 7), `${name}: out untouched`);
     assert.equal(decode(good.config, good.stream, good.shape).length, good.shape.reduce((a, b) => a * b), `after ${name}`);
   }
 });

@@ -56,6 +56,62 @@ test("pool: the caller's bytes are not detached (a copy is transferred) and erro
   }
 });
 
+// Before: a configuration that cannot be cloned (a function member, a Proxy, a getter)
+// made postMessage throw after the job was counted in flight, so that worker stayed
+// busy (and ref'd) for good, and close() later "finished" the job on this thread and
+// crashed the process with an unhandled rejection; bytes other than a Uint8Array were
+// converted (a plain array, a Float32Array) or became n zero bytes (a number n), a
+// string shape was split into characters, and a detached view threw V8's TypeError.
+test("pool: arguments decode() refuses are refused with decode()'s Error, and the pool stays balanced", async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1 });
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const gray = { quality: 90, encoded_color_space: "grayscale" };
+    const stream = encode(gray, Uint8Array.from({ length: 64 }, (_, i) => i * 4), [8, 8]);
+    const expected = [...decode(gray, stream, [8, 8])];
+    const detached = stream.slice();
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    const throwingShape = [8, 8];
+    Object.defineProperty(throwingShape, 0, { get() { throw new Error("shape getter says no"); } });
+    const cases = [
+      ["function member", { ...gray, extra: () => 1 }, stream, [8, 8]],
+      ["getter", { ...gray, get quality() { throw new Error("getter says no"); } }, stream, [8, 8]],
+      ["invalid quality", { ...gray, quality: 0 }, stream, [8, 8]],
+      ["plain array bytes", gray, Array.from(stream), [8, 8]],
+      ["Float32Array bytes", gray, new Float32Array(stream), [8, 8]],
+      ["number bytes", gray, 1e6, [8, 8]],
+      ["null bytes", gray, null, [8, 8]],
+      ["detached bytes", gray, detached, [8, 8]],
+      ["string shape", gray, stream, "88"],
+      ["null shape", gray, stream, null],
+      ["throwing shape", gray, stream, throwingShape],
+      ["symbol in shape", gray, stream, [8, Symbol("eight")]],
+    ];
+    for (const [name, cfg, bytes, shape] of cases) {
+      let direct;
+      try {
+        decode(cfg, bytes, shape);
+      } catch (error) {
+        direct = error;
+      }
+      assert.ok(direct?.kind, `${name}: decode() throws a codec Error`);
+      await assert.rejects(handle.pool.decode(cfg, bytes, shape), (e) => e.kind === direct.kind && e.message === direct.message, name);
+    }
+    // a Proxy configuration that is valid decodes (in its normalised, cloneable form)
+    assert.deepEqual([...(await handle.pool.decode(new Proxy(gray, {}), stream, [8, 8]))], expected);
+    assert.deepEqual([...(await handle.pool.decode(gray, stream, [8, 8]))], expected);
+    assert.equal(handle.pool.mode, "workers");
+  } finally {
+    await handle.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    process.off("unhandledRejection", onUnhandled);
+  }
+  assert.deepEqual(unhandled, [], "no unhandled rejection");
+});
+
 test("pool: views into a larger buffer (a Node Buffer of a file, a Uint8Array) are copied, never detached", async () => {
   await init();
   const handle = register(zarr.registry, { workers: 1 });

@@ -127,6 +127,38 @@ test("the simd option must be a boolean", () => {
   assert.equal(r.simd, true);
 });
 
+// Before: a bad `simd` option threw synchronously from functions that return a Promise
+// (`init({ simd: "yes" }).catch(...)` did not catch it), init(null) threw a destructuring
+// TypeError, and a handed-over module that instantiated but failed to start (one without
+// the codec's exports) stayed in the glue: every later init() resolved at once with it
+// "ready", and every encode() failed with "wasm.encode is not a function" for good.
+test("init options: failures reject, never throw; a module that fails to start leaves nothing behind", () => {
+  const r = inFreshProcess(
+    `import * as z from ${JSON.stringify(dist)};
+     const results = {};
+     for (const [name, call] of [["init", () => z.init({ simd: "yes" })], ["initDecoder", () => z.initDecoder({ simd: 1 })], ["initFullDecoder", () => z.initFullDecoder({ simd: "no" })]]) {
+       try { const p = call(); results[name] = "returned " + (p instanceof Promise); await p; } catch (e) { results[name] += " then " + e.name; }
+     }
+     // a module with no imports and no exports instantiates, then fails to start
+     const empty = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+     try { await z.init({ module: empty }); results.empty = "resolved"; } catch (e) { results.empty = "rejected"; }
+     results.readyAfterFailure = z.isReady();
+     await z.init(null);
+     const config = { quality: 90, encoded_color_space: "grayscale" };
+     const stream = z.encode(config, new Uint8Array(64).fill(9), [8, 8]);
+     results.decoded = Array.from(z.decode(config, stream, [8, 8])).every((v) => Math.abs(v - 9) <= 1);
+     console.log(JSON.stringify(results));`,
+  );
+  assert.deepEqual(r, {
+    init: "returned true then TypeError",
+    initDecoder: "returned true then TypeError",
+    initFullDecoder: "returned true then TypeError",
+    empty: "rejected",
+    readyAfterFailure: false,
+    decoded: true,
+  });
+});
+
 test("a pool started after initDecoder({ simd: false }) decodes exactly like the calling thread", () => {
   const r = inFreshProcess(
     `import * as z from ${JSON.stringify(dist)};

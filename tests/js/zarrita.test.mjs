@@ -123,6 +123,33 @@ test("fromConfig validates eagerly: bad configuration names the field; non-uint8
   await assert.rejects(zarr.set(arr, null, { data: new Int16Array(64), shape: [8, 8], stride: [8, 1] }), (e) => /int16/.test(e.message + (e.cause?.message ?? "")));
 });
 
+// Before: the jpeg codec's encode() took the first samples of a longer array without a
+// word (encode() refuses wrong lengths), said "got undefined" for null data, and an
+// imagecodecs_jpeg `tables`/`header` that is not base64 threw atob's bare DOMException.
+test("codec objects used directly: wrong data lengths and types, and bad base64 fields, are Errors that name them", async () => {
+  await init();
+  const config = { quality: 90, encoded_color_space: "rgb" };
+  const codec = JpegCodec.fromConfig(config, { dataType: "uint8", shape: [16, 16, 3], codecs: [{ name: "jpeg", configuration: config }] });
+  const data = Uint8Array.from({ length: 16 * 16 * 3 }, (_, i) => i % 251);
+  const stride = [48, 3, 1];
+  const stream = await codec.encode({ data, shape: [16, 16, 3], stride });
+  assert.deepEqual([...(await codec.decode(stream)).data], [...decode(config, stream, [16, 16, 3])]);
+  const longer = new Uint8Array(data.length + 100);
+  longer.set(data);
+  for (const wrong of [longer, data.subarray(1)]) {
+    await assert.rejects(codec.encode({ data: wrong, shape: [16, 16, 3], stride }), (e) => e.kind === "InvalidData" && new RegExp(`holds ${wrong.length} samples but the chunk shape \\[16, 16, 3\\] needs 768`).test(e.message));
+  }
+  for (const [value, name] of [[null, "null"], [undefined, "undefined"], [new Float32Array(768), "Float32Array"], [Array.from(data), "Array"]]) {
+    await assert.rejects(codec.encode({ data: value, shape: [16, 16, 3], stride }), (e) => e.kind === "InvalidData" && e.message === `jpeg: invalid chunk data: chunk data must be a Uint8Array, got ${name}`);
+  }
+  const registry = new Map();
+  register(registry);
+  const Imagecodecs = await registry.get("imagecodecs_jpeg")();
+  for (const field of ["tables", "header"]) {
+    assert.throws(() => Imagecodecs.fromConfig({ [field]: "!!! not base64" }, { dataType: "uint8", shape: [16, 16, 3] }), (e) => e.kind === "InvalidConfiguration" && new RegExp(`imagecodecs_jpeg: ${field} is not valid base64`).test(e.message));
+  }
+});
+
 test("an unknown codec still gives zarrita's UnknownCodecError naming it (RFC-16)", async () => {
   const store = new Map();
   const arr = await zarr.create(store, { shape: [8, 8], chunkShape: [8, 8], dtype: "uint8", codecs: [{ name: "jpeg_xl_made_up", configuration: {} }] });

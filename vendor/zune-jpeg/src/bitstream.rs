@@ -130,6 +130,9 @@ pub(crate) struct BitStream {
     /// True if we have seen end of image marker.
     /// Don't read anything after that.
     pub seen_eoi:            bool,
+    /// zarr-jpeg: zero bits appended after a marker (or the end of the image) ended the
+    /// entropy-coded data; more than `bits_left` means the decoder used some of them.
+    padding_bits:            usize,
 }
 
 impl BitStream {
@@ -147,6 +150,7 @@ impl BitStream {
             eob_run:             0,
             overread_by:         0,
             seen_eoi:            false,
+            padding_bits:        0,
         }
     }
 
@@ -165,6 +169,7 @@ impl BitStream {
             eob_run:             0,
             overread_by:         0,
             seen_eoi:            false,
+            padding_bits:        0,
         }
     }
 
@@ -227,6 +232,7 @@ impl BitStream {
                                 // removes some panics
                                 self.buffer <<= 8;
                                 self.bits_left += 8;
+                                self.padding_bits += 8;
                                 self.aligned_buffer = self.buffer << (64 - self.bits_left);
                             }
 
@@ -246,6 +252,7 @@ impl BitStream {
                 // fill with zeroes
                 self.buffer <<= 32;
                 self.bits_left += 32;
+                self.padding_bits += 32;
                 self.aligned_buffer = self.buffer << (64 - self.bits_left);
                 return Ok(true);
             }
@@ -823,6 +830,19 @@ impl BitStream {
         self.spec_end = spec_end;
     }
 
+    /// zarr-jpeg: in strict mode, an error if the decoder used zero bits appended after the
+    /// entropy-coded data ended (a scan or restart interval whose data stops before its last
+    /// block, e.g. a truncated stream with an EOI marker after it), which it would otherwise
+    /// decode as grey blocks. Called where a scan or restart interval is complete.
+    pub(crate) fn check_not_read_past_end(&self, strict: bool) -> Result<(), DecodeErrors> {
+        if strict && self.padding_bits > usize::from(self.bits_left) {
+            return Err(DecodeErrors::FormatStatic(
+                "the entropy-coded data ends before the last block of its scan or restart interval"
+            ));
+        }
+        Ok(())
+    }
+
     /// Reset the stream if we have a restart marker
     ///
     /// Restart markers indicate drop those bits in the stream and zero out
@@ -830,6 +850,7 @@ impl BitStream {
     #[cold]
     pub fn reset(&mut self) {
         self.bits_left = 0;
+        self.padding_bits = 0;
         self.marker = None;
         self.buffer = 0;
         self.aligned_buffer = 0;

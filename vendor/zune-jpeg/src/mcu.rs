@@ -290,6 +290,9 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
             break;
         }
 
+        // zarr-jpeg: the last scan must not have run out of data
+        stream.check_not_read_past_end(self.options.strict_mode())?;
+
         if !all_components_in_first_scan {
             self.finish_baseline_decoding(&progressive_mcus, mcu_width, pixels)?;
         }
@@ -641,6 +644,8 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
                     self.handle_rst(stream)?;
                 }
             } else if let Marker::SOS = m {
+                // zarr-jpeg: the scan just completed must not have run out of data
+                stream.check_not_read_past_end(self.options.strict_mode())?;
                 self.parse_marker_inner(m)?;
                 stream.marker.take();
                 stream.reset();
@@ -752,6 +757,8 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
     // this routine is shared with mcu_prog
     #[cold]
     pub(crate) fn handle_rst(&mut self, stream: &mut BitStream) -> Result<(), DecodeErrors> {
+        // zarr-jpeg: the interval just completed must not have run out of data
+        stream.check_not_read_past_end(self.options.strict_mode())?;
         self.todo = self.restart_interval;
 
         if let Some(marker) = stream.marker {

@@ -109,6 +109,8 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
 
         // there are multiple scans in the stream, this should resolve the first scan
         let result = self.parse_entropy_coded_data(&mut stream, &mut block);
+        // zarr-jpeg: the scan must not have run out of data
+        let result = result.and_then(|()| stream.check_not_read_past_end(self.options.strict_mode()));
 
         if result.is_err() {
             return if self.options.strict_mode() {
@@ -144,6 +146,9 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
                     );
                     // after every SOS, marker, parse data for that scan.
                     let result = self.parse_entropy_coded_data(&mut stream, &mut block);
+                    // zarr-jpeg: the scan must not have run out of data
+                    let result = result
+                        .and_then(|()| stream.check_not_read_past_end(self.options.strict_mode()));
 
                     // Do not error out too fast, allows the decoder to continue as much as possible
                     // even after errors
