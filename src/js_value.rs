@@ -8,7 +8,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::config_value::{MAX_DEPTH, MAX_VALUES};
-use crate::error::{owned, Int};
+use crate::error::{append, owned, Int};
 use crate::ConfigValue;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
@@ -156,7 +156,16 @@ pub fn type_name(value: &JsValue) -> String {
         None
     };
     match constructor_name.or_else(|| value.js_typeof().as_string()) {
-        Some(name) => format!("a {name}"),
+        // "an Array", "an Int8Array"; "a Uint8Array" (a "you" sound), "a string"
+        Some(name) => {
+            let article = match name.as_bytes().first() {
+                Some(b'A' | b'E' | b'I' | b'O' | b'a' | b'e' | b'i' | b'o') => "an ",
+                _ => "a ",
+            };
+            let mut text = owned(article);
+            append(&mut text, &name);
+            text
+        }
         None => owned("an unknown value"),
     }
 }

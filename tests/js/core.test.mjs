@@ -91,7 +91,7 @@ test("bad data, shapes and streams throw Errors naming the problem; the module k
   const jpeg = encode(config, data, [32, 32, 3]);
   const cases = [
     [() => encode(config, new Uint16Array(32 * 32 * 3), [32, 32, 3]), /must be a Uint8Array, got a Uint16Array/],
-    [() => encode(config, Array.from(data), [32, 32, 3]), /must be a Uint8Array, got a Array/],
+    [() => encode(config, Array.from(data), [32, 32, 3]), /must be a Uint8Array, got an Array/],
     [() => encode(config, data, [32, 32]), /stores 3/],
     [() => encode(config, data, [3072]), /1-D/],
     [() => encode(config, data, [1, 32, 32, 3]), /4-D/],
