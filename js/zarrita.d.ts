@@ -13,7 +13,8 @@ export interface CodecRegistry {
 export interface RegisterOptions {
   /**
    * Decode in a pool of this many Web Workers (browsers) or worker_threads (Node), e.g.
-   * `navigator.hardwareConcurrency`. 0 or absent: decode on the calling thread.
+   * `navigator.hardwareConcurrency`. 0 or absent: decode on the calling thread. A whole
+   * number from 0 to 256; anything else, like an unknown option, makes register() throw.
    */
   workers?: number;
   /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */

@@ -182,6 +182,38 @@ export function makeImagecodecsJpegCodec(pool = null) {
 
 // --- register --------------------------------------------------------------------------
 
+const REGISTER_OPTIONS = ["workers", "workerUrl", "encodeOptions"];
+/** More workers than any machine has cores is a mistake (1e9 would try to start them all). */
+const MAX_WORKERS = 256;
+
+// A typo (`{ worker: 4 }`) would otherwise leave decoding on the main thread unnoticed.
+function checkRegisterArguments(registry, options) {
+  // has(), not only set(): zarrita's module itself has a set() (zarr.set), the registry is a Map
+  if (typeof registry?.set !== "function" || typeof registry.has !== "function") {
+    throw new TypeError(`jpeg: register() takes zarrita's codec registry (zarr.registry), got ${describe(registry)}`);
+  }
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`jpeg: register()'s options must be an object, got ${describe(options)}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!REGISTER_OPTIONS.includes(name)) {
+      throw new TypeError(`jpeg: unknown register() option ${JSON.stringify(name.slice(0, 40))} (known: ${REGISTER_OPTIONS.join(", ")})`);
+    }
+  }
+  const { workers } = options;
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
+    throw new RangeError(`jpeg: register()'s workers must be a whole number from 0 to ${MAX_WORKERS}, got ${describe(workers)}`);
+  }
+}
+
+function describe(value) {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return `${JSON.stringify(value.slice(0, 40))} (a string)`;
+  if (typeof value !== "object" && typeof value !== "function") return String(value);
+  const name = value.constructor?.name || "object";
+  return `${/^[AEIOaeio]/.test(name) ? "an" : "a"} ${name}`;
+}
+
 /**
  * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" to a zarrita
  * registry (`zarr.registry`). The decode-only WebAssembly module loads on first use, the
@@ -190,9 +222,11 @@ export function makeImagecodecsJpegCodec(pool = null) {
  * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
  * falling back to the calling thread where workers are unavailable. `encodeOptions` are
  * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`).
- * Returns a handle whose `close()` terminates the pool's workers.
+ * Returns a handle whose `close()` terminates the pool's workers. Throws (naming it) for
+ * something other than a registry, an unknown option or a worker count outside 0–256.
  */
 export function register(registry, options = {}) {
+  checkRegisterArguments(registry, options);
   const workers = options.workers ?? 0;
   const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
   const Jpeg = pool || options.encodeOptions !== undefined ? makeJpegCodec(pool, options.encodeOptions) : JpegCodec;

@@ -206,3 +206,18 @@ test("register(registry, { encodeOptions }) passes encode()'s options to every c
   }
   assert.equal(hasDri(await write()), true, "the default writes restart intervals in a 200-row chunk");
 });
+
+test("register() refuses a wrong registry, unknown options and a worker count that is not 0–256, naming them", () => {
+  const registry = new Map();
+  assert.throws(() => api.register(zarr, {}), (e) => e instanceof TypeError && /takes zarrita's codec registry \(zarr\.registry\), got an object/.test(e.message));
+  assert.throws(() => api.register(undefined), (e) => /codec registry.*got undefined/.test(e.message));
+  assert.throws(() => api.register(registry, null), (e) => /options must be an object, got null/.test(e.message));
+  assert.throws(() => api.register(registry, { worker: 4 }), (e) => /unknown register\(\) option "worker" \(known: workers, workerUrl, encodeOptions\)/.test(e.message));
+  for (const workers of [1e9, Infinity, -1, 2.5, NaN, "4", 257]) {
+    assert.throws(() => api.register(registry, { workers }), (e) => e instanceof RangeError && /workers must be a whole number from 0 to 256, got /.test(e.message), String(workers));
+  }
+  assert.equal(registry.size, 0, "nothing registered after a refusal");
+  const handle = api.register(registry, { workers: 0, workerUrl: undefined, encodeOptions: undefined });
+  assert.equal(handle.pool, null);
+  assert.ok(registry.has("jpeg"));
+});
