@@ -159,6 +159,18 @@ pub fn encode_scalar_reference(config: &JpegConfig, data: &[u8], shape: &[u64]) 
     encode_with(config, &data, shape, true, &EncodeOptions::default())
 }
 
+/// [`encode_scalar_reference`] with `options`. Not part of the API.
+#[doc(hidden)]
+#[cfg(feature = "scalar-reference")]
+pub fn encode_scalar_reference_with_options(
+    config: &JpegConfig,
+    data: &[u8],
+    shape: &[u64],
+    options: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    encode_with(config, &data, shape, true, options)
+}
+
 fn encode_with(
     config: &JpegConfig,
     source: &dyn SampleSource,
