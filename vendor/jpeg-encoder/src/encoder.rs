@@ -1213,7 +1213,7 @@ impl<W: JfifWrite> Encoder<W> {
             ac_codes: ac_size_and_bits(),
         };
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
-        let mut trellis = self.trellis.then(|| self.trellis_state(q_tables));
+        let mut trellis = self.trellis_state(q_tables, max_h, max_v);
 
         for mcu_row in 0..mcu_y {
             for r in &mut row {
@@ -1231,10 +1231,10 @@ impl<W: JfifWrite> Encoder<W> {
                 }
             }
 
-            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch, trellis.as_ref())?);
+            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch, &trellis)?);
             // The rate model from here on: the code lengths the counts so far would get.
-            if let Some(t) = trellis.as_mut() {
-                for (table, bits) in t.bits.iter_mut().enumerate() {
+            if self.trellis {
+                for (table, bits) in trellis.bits.iter_mut().enumerate() {
                     *bits = trellis::ac_code_bits_of_counts(&scratch.freq[table * 512 + 256..][..256]);
                 }
             }
@@ -1262,19 +1262,27 @@ impl<W: JfifWrite> Encoder<W> {
     }
 
     /// [zarr-jpeg patch] The first rate model and the λ of trellis quantisation
-    /// (`trellis.rs`): λ is `TRELLIS_LAMBDA_MILLI` thousandths of the mean squared AC
-    /// quantiser of the first table, one for the whole image (the error of every component
-    /// counts alike in PSNR), divided for subsampled components by the pixels each of their
-    /// samples covers (an error there is spread over as many pixels). The rate model starts
-    /// with the current tables' code lengths (Annex K's).
-    fn trellis_state(&self, q_tables: &[QuantizationTable; 2]) -> TrellisState {
-        let (max_h, max_v) = self.get_max_sampling_size();
-        let mean_step2 = (1..64).map(|i| u64::from(q_tables[0].step(i)).pow(2)).sum::<u64>() / 63;
+    /// (`trellis.rs`): λ is `TRELLIS_LAMBDA` times the mean squared AC quantiser of the
+    /// first table, one for the whole image (the error of every component counts alike in
+    /// PSNR), divided for subsampled components by the pixels each of their samples covers
+    /// (an error there is spread over as many pixels); −1 (trellis off) unless
+    /// `set_trellis(true)`. The rate model starts with the current tables' code lengths
+    /// (Annex K's).
+    #[inline(never)]
+    fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> TrellisState {
+        // (in f64, exact for these integers, and over an opaque range: a float sum is not
+        // vectorised, nor this loop unrolled, which keeps this set-up code small)
+        let mut sum = 0.0;
+        for i in 1..64 {
+            let step = f64::from(q_tables[0].step(i));
+            sum += step * step;
+        }
+        let lambda_base = sum / 63.0 * TRELLIS_LAMBDA;
         let mut lambda = [0i64; 4];
         for (l, c) in lambda.iter_mut().zip(&self.components) {
             let area = (max_h / usize::from(c.horizontal_sampling_factor).max(1))
                 * (max_v / usize::from(c.vertical_sampling_factor).max(1));
-            *l = (mean_step2 * TRELLIS_LAMBDA_MILLI / 1000 / area.max(1) as u64) as i64;
+            *l = if self.trellis { (lambda_base / area as f64) as i64 } else { -1 };
         }
         TrellisState {
             bits: [trellis::ac_code_bits(&self.huffman_tables[0].1), trellis::ac_code_bits(&self.huffman_tables[1].1)],
@@ -1293,7 +1301,7 @@ impl<W: JfifWrite> Encoder<W> {
         buffer_width: usize,
         q_tables: &[QuantizationTable; 2],
         scratch: &mut TokenScratch,
-        trellis: Option<&TrellisState>,
+        trellis: &TrellisState,
     ) -> Result<TokenRow, EncodingError> {
         let (max_h, max_v) = self.get_max_sampling_size();
         let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
@@ -1318,13 +1326,8 @@ impl<W: JfifWrite> Encoder<W> {
                     for dh in 0..h {
                         let bx = (mcu * h + dh) * 8 * h_scale;
                         let by = dv * 8 * v_scale;
-                        let block = match trellis {
-                            None => encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table),
-                            Some(t) => {
-                                let ac = usize::from(component.ac_huffman_table & 1);
-                                trellis_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, &t.bits[ac], t.lambda[i & 3])
-                            }
-                        };
+                        let bits = &trellis.bits[usize::from(component.ac_huffman_table & 1)];
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, bits, trellis.lambda[i & 3]);
                         let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
                             return Err(EncodingError::Write("token buffer too small".into()));
                         };
@@ -1453,6 +1456,8 @@ impl<W: JfifWrite> Encoder<W> {
                         buffer_width,
                         average,
                         &q_tables[component.quantization_table as usize],
+                        &[0; 256],
+                        -1,
                     ));
                 }
             }
@@ -1705,7 +1710,8 @@ struct TokenRow {
 }
 
 /// [zarr-jpeg patch] `OP::encode_block`, compiled once for all its callers (the SIMD
-/// kernel is large; a call per block costs little beside it).
+/// kernel is large; a call per block costs little beside it); with `trellis` (the AC code
+/// lengths and λ), the FDCT output trellis-quantised instead (`trellis.rs`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn encode_block<OP: Operations>(
@@ -1717,33 +1723,16 @@ fn encode_block<OP: Operations>(
     width: usize,
     average: bool,
     table: &QuantizationTable,
-) -> AlignedBlock {
-    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table)
-}
-
-/// [zarr-jpeg patch] Block extraction and FDCT by `OP`, then trellis quantisation (the
-/// same scalar code in every build).
-#[allow(clippy::too_many_arguments)]
-#[inline(never)]
-fn trellis_block<OP: Operations>(
-    data: &[u8],
-    start_x: usize,
-    start_y: usize,
-    col_stride: usize,
-    row_stride: usize,
-    width: usize,
-    average: bool,
-    table: &QuantizationTable,
     bits: &[u8; 256],
     lambda: i64,
 ) -> AlignedBlock {
-    let mut block = if average {
-        OP::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
+    let trellis = lambda >= 0;
+    let block = OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, (!trellis).then_some(table));
+    if trellis {
+        trellis::quantize(&block, table, bits, lambda)
     } else {
-        OP::get_block(data, start_x, start_y, col_stride, row_stride, width)
-    };
-    OP::fdct(&mut block);
-    trellis::quantize(&block, table, bits, lambda)
+        block
+    }
 }
 
 /// [zarr-jpeg patch] Trellis quantisation's rate model (AC code lengths per table) and λ
@@ -1753,10 +1742,10 @@ struct TrellisState {
     lambda: [i64; 4],
 }
 
-/// [zarr-jpeg patch] λ of trellis quantisation in thousandths of the first table's mean
+/// [zarr-jpeg patch] λ of trellis quantisation as a fraction of the first table's mean
 /// squared AC quantiser (both scaled by 8 as the FDCT is; chosen by measurement, PATCHES.md
 /// section 9).
-const TRELLIS_LAMBDA_MILLI: u64 = 7;
+const TRELLIS_LAMBDA: f64 = 0.007;
 
 /// [zarr-jpeg patch] Scratch space of `tokenize_mcu_row`, and what carries over from
 /// one MCU row to the next.
@@ -1998,7 +1987,8 @@ pub(crate) trait Operations {
     }
 
     /// [zarr-jpeg patch] Block extraction, FDCT and quantisation of one block, which SIMD
-    /// kernels can do without storing the intermediate blocks.
+    /// kernels can do without storing the intermediate blocks; without a table, the FDCT
+    /// output in natural order (for trellis quantisation).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn encode_block(
@@ -2009,7 +1999,7 @@ pub(crate) trait Operations {
         row_stride: usize,
         width: usize,
         average: bool,
-        table: &QuantizationTable,
+        table: Option<&QuantizationTable>,
     ) -> AlignedBlock {
         let mut block = if average {
             Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
@@ -2018,6 +2008,9 @@ pub(crate) trait Operations {
         };
 
         Self::fdct(&mut block);
+        let Some(table) = table else {
+            return block;
+        };
 
         let mut q_block = AlignedBlock::default();
 

@@ -15,11 +15,20 @@ use crate::writer::ZIGZAG;
 const NO_CODE_BITS: u8 = 16;
 
 /// Bit lengths of an AC table's codes, by symbol (`run << 4 | size`, EOB 0x00, ZRL 0xF0).
+#[inline(never)]
 pub(crate) fn ac_code_bits(table: &HuffmanTable) -> [u8; 256] {
-    core::array::from_fn(|symbol| match table.lookup(symbol as u8).0 {
-        0 => NO_CODE_BITS,
-        n => n,
-    })
+    let mut bits = [NO_CODE_BITS; 256];
+    let values = table.values();
+    let mut k = 0;
+    for (i, &count) in table.length().iter().enumerate() {
+        for _ in 0..count {
+            if let Some(&symbol) = values.get(k) {
+                bits[usize::from(symbol)] = i as u8 + 1;
+            }
+            k += 1;
+        }
+    }
+    bits
 }
 
 /// The AC code lengths an optimised table would give the symbol counts `freq` (every
@@ -60,7 +69,7 @@ pub(crate) fn quantize(
     let mut value = [0i16; 64];
     let mut previous = [0u8; 64];
     let mut candidates = [0u8; 64];
-    let mut n = 1; // candidates[0] = 0: the DC coefficient, before every run
+    let mut n = 1; // candidates[0] = 0: the DC coefficient, before every run (n ≤ 63)
     let zrl = lambda * i64::from(bits[0xF0]);
     for i in 1..64 {
         let z = usize::from(ZIGZAG[i]) & 63;
@@ -82,7 +91,7 @@ pub(crate) fn quantize(
             first
         };
         let mut best = (i64::MAX, 0u16, 0u8);
-        for &j in &candidates[..n] {
+        for &j in candidates.iter().take(n) {
             let j = usize::from(j) & 63;
             let run = i - j - 1;
             let base = cost[j] + zeroed[i - 1] - zeroed[j] + zrl * (run >> 4) as i64;
@@ -98,7 +107,7 @@ pub(crate) fn quantize(
         cost[i] = best.0;
         value[i] = if rounded < 0 { -(best.1 as i16) } else { best.1 as i16 };
         previous[i] = best.2;
-        candidates[n] = i as u8;
+        candidates[n & 63] = i as u8;
         n += 1;
     }
 
@@ -106,7 +115,7 @@ pub(crate) fn quantize(
     let eob = lambda * i64::from(bits[0]);
     let mut end = 0;
     let mut best = zeroed[63] + eob;
-    for &i in &candidates[1..n] {
+    for &i in candidates.iter().take(n).skip(1) {
         let i = usize::from(i) & 63;
         let total = cost[i] + zeroed[63] - zeroed[i] + if i < 63 { eob } else { 0 };
         if total < best {

@@ -75,7 +75,7 @@ impl Operations for WasmSimdOperations {
         row_stride: usize,
         width: usize,
         average: bool,
-        table: &QuantizationTable,
+        table: Option<&QuantizationTable>,
     ) -> AlignedBlock {
         let simd_factors = matches!(col_stride, 1 | 2 | 4) && matches!(row_stride, 1 | 2 | 4);
         if !simd_factors || (!average && (col_stride, row_stride) != (1, 1)) {
@@ -85,12 +85,19 @@ impl Operations for WasmSimdOperations {
                 Self::get_block(data, start_x, start_y, col_stride, row_stride, width)
             };
             Self::fdct(&mut block);
+            let Some(table) = table else {
+                return block;
+            };
             let mut q_block = AlignedBlock::default();
             Self::quantize_block(&block, &mut q_block, table);
             return q_block;
         }
-        let rows = block_rows(data, start_x, start_y, col_stride, row_stride, width);
-        let coefficients = quantize_rows(fdct_rows(rows), table);
+        let rows = fdct_rows(block_rows(data, start_x, start_y, col_stride, row_stride, width));
+        // [trellis] the FDCT output in natural order
+        let coefficients = match table {
+            Some(table) => quantize_rows(rows, table),
+            None => rows,
+        };
         let mut q_block = AlignedBlock::default();
         for (k, v) in coefficients.into_iter().enumerate() {
             store_row(&mut q_block.data, k, v);
