@@ -4,7 +4,7 @@ use crate::image_buffer::*;
 use crate::marker::Marker;
 use crate::quantization::{QuantizationTable, QuantizationTableType};
 use crate::rows::{RowFill, RowSource, StagedRows};
-use crate::trellis;
+use crate::trellis::{self, Trellis};
 use crate::writer::{JfifWrite, JfifWriter, ZIGZAG, get_code};
 use crate::{EncodingError, PixelDensity};
 
@@ -1213,7 +1213,7 @@ impl<W: JfifWrite> Encoder<W> {
             ac_codes: ac_size_and_bits(),
         };
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
-        let mut trellis = self.trellis_state(q_tables, max_h, max_v);
+        let trellis = self.trellis_state(q_tables, max_h, max_v);
 
         for mcu_row in 0..mcu_y {
             for r in &mut row {
@@ -1233,11 +1233,6 @@ impl<W: JfifWrite> Encoder<W> {
 
             coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch, &trellis)?);
             // The rate model from here on: the code lengths the counts so far would get.
-            if self.trellis {
-                for (table, bits) in trellis.bits.iter_mut().enumerate() {
-                    *bits = trellis::ac_code_bits_of_counts(&scratch.freq[table * 512 + 256..][..256]);
-                }
-            }
         }
         drop((row, scratch.tokens, scratch.raw));
 
@@ -1261,33 +1256,30 @@ impl<W: JfifWrite> Encoder<W> {
         self.write_token_scan(&coded)
     }
 
-    /// [zarr-jpeg patch] The first rate model and the λ of trellis quantisation
-    /// (`trellis.rs`): λ is `TRELLIS_LAMBDA` times the mean squared AC quantiser of the
-    /// first table, one for the whole image (the error of every component counts alike in
-    /// PSNR), divided for subsampled components by the pixels each of their samples covers
-    /// (an error there is spread over as many pixels); −1 (trellis off) unless
-    /// `set_trellis(true)`. The rate model starts with the current tables' code lengths
-    /// (Annex K's).
+    /// [zarr-jpeg patch] Trellis quantisation's λ and first rate model (`trellis.rs`),
+    /// off unless `set_trellis(true)`: λ is `TRELLIS_LAMBDA` times the mean squared AC
+    /// quantiser of the first table, one for the whole image (the error of every component
+    /// counts alike in PSNR), divided for subsampled components by the pixels each of their
+    /// samples covers (an error there is spread over as many pixels); the rate model starts
+    /// with the current tables' code lengths (Annex K's).
     #[inline(never)]
-    fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> TrellisState {
-        // (in f64, exact for these integers, and over an opaque range: a float sum is not
-        // vectorised, nor this loop unrolled, which keeps this set-up code small)
+    fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> Trellis {
+        // (in f64, exact for these integers: a float sum is not vectorised, which keeps
+        // this set-up code small)
         let mut sum = 0.0;
         for i in 1..64 {
             let step = f64::from(q_tables[0].step(i));
             sum += step * step;
         }
         let lambda_base = sum / 63.0 * TRELLIS_LAMBDA;
-        let mut lambda = [0i64; 4];
-        for (l, c) in lambda.iter_mut().zip(&self.components) {
+        // λ per AC table, from the first component coded with it
+        let mut lambda = [0i64; 2];
+        for c in self.components.iter().rev() {
             let area = (max_h / usize::from(c.horizontal_sampling_factor).max(1))
                 * (max_v / usize::from(c.vertical_sampling_factor).max(1));
-            *l = if self.trellis { (lambda_base / area as f64) as i64 } else { -1 };
+            lambda[usize::from(c.ac_huffman_table & 1)] = (lambda_base / area as f64) as i64;
         }
-        TrellisState {
-            bits: [trellis::ac_code_bits(&self.huffman_tables[0].1), trellis::ac_code_bits(&self.huffman_tables[1].1)],
-            lambda,
-        }
+        Trellis::new(self.trellis, lambda, [&self.huffman_tables[0].1, &self.huffman_tables[1].1])
     }
 
     /// [zarr-jpeg patch] Tokens of one MCU row (see `TokenRow`): its blocks in coding
@@ -1301,7 +1293,7 @@ impl<W: JfifWrite> Encoder<W> {
         buffer_width: usize,
         q_tables: &[QuantizationTable; 2],
         scratch: &mut TokenScratch,
-        trellis: &TrellisState,
+        trellis: &Trellis,
     ) -> Result<TokenRow, EncodingError> {
         let (max_h, max_v) = self.get_max_sampling_size();
         let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
@@ -1326,8 +1318,8 @@ impl<W: JfifWrite> Encoder<W> {
                     for dh in 0..h {
                         let bx = (mcu * h + dh) * 8 * h_scale;
                         let by = dv * 8 * v_scale;
-                        let bits = &trellis.bits[usize::from(component.ac_huffman_table & 1)];
-                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, bits, trellis.lambda[i & 3]);
+                        let trellis = trellis.block(component.ac_huffman_table);
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, trellis);
                         let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
                             return Err(EncodingError::Write("token buffer too small".into()));
                         };
@@ -1456,8 +1448,7 @@ impl<W: JfifWrite> Encoder<W> {
                         buffer_width,
                         average,
                         &q_tables[component.quantization_table as usize],
-                        &[0; 256],
-                        -1,
+                        None,
                     ));
                 }
             }
@@ -1723,24 +1714,14 @@ fn encode_block<OP: Operations>(
     width: usize,
     average: bool,
     table: &QuantizationTable,
-    bits: &[u8; 256],
-    lambda: i64,
+    trellis: BlockTrellis,
 ) -> AlignedBlock {
-    let trellis = lambda >= 0;
-    let block = OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, (!trellis).then_some(table));
-    if trellis {
-        trellis::quantize(&block, table, bits, lambda)
-    } else {
-        block
-    }
+    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table, trellis)
 }
 
-/// [zarr-jpeg patch] Trellis quantisation's rate model (AC code lengths per table) and λ
-/// per component.
-struct TrellisState {
-    bits: [[u8; 256]; 2],
-    lambda: [i64; 4],
-}
+/// [zarr-jpeg patch] Trellis quantisation of a block (`trellis.rs`): the rate costs of its
+/// AC table's symbols; `None`: the usual quantisation.
+pub(crate) type BlockTrellis<'a> = Option<&'a trellis::Costs>;
 
 /// [zarr-jpeg patch] λ of trellis quantisation as a fraction of the first table's mean
 /// squared AC quantiser (both scaled by 8 as the FDCT is; chosen by measurement, PATCHES.md
@@ -1987,8 +1968,8 @@ pub(crate) trait Operations {
     }
 
     /// [zarr-jpeg patch] Block extraction, FDCT and quantisation of one block, which SIMD
-    /// kernels can do without storing the intermediate blocks; without a table, the FDCT
-    /// output in natural order (for trellis quantisation).
+    /// kernels can do without storing the intermediate blocks; with `trellis`, the FDCT
+    /// output trellis-quantised instead (`trellis.rs`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn encode_block(
@@ -1999,7 +1980,8 @@ pub(crate) trait Operations {
         row_stride: usize,
         width: usize,
         average: bool,
-        table: Option<&QuantizationTable>,
+        table: &QuantizationTable,
+        trellis: BlockTrellis,
     ) -> AlignedBlock {
         let mut block = if average {
             Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
@@ -2008,9 +1990,9 @@ pub(crate) trait Operations {
         };
 
         Self::fdct(&mut block);
-        let Some(table) = table else {
-            return block;
-        };
+        if let Some(costs) = trellis {
+            return trellis::quantize(&block, table, costs);
+        }
 
         let mut q_block = AlignedBlock::default();
 
