@@ -28,7 +28,7 @@ options:
                      other decoders about as fast; README "Restart intervals")
   --trellis          rate–distortion-optimised quantisation: fewer bytes at equal
                      PSNR (about 3 % colour, 8 % grayscale on the sample images),
-                     encode about twice as slow (README "Trellis quantisation")
+                     encoding 3–4× slower (README "Trellis quantisation")
   --overwrite        replace <out.zarr> if it exists
   --quiet            no progress or summary
   --json             print the summary as JSON

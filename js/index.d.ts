@@ -93,7 +93,7 @@ export interface EncodeOptions {
    * quantised AC coefficients that minimise squared error + λ · bits (mozjpeg's trellis with
    * its `-tune-psnr` weighting). Fewer bytes at the same quality, and fewer at equal PSNR
    * (about 3 % on colour microscopy, 8 % on grayscale; README "Trellis quantisation"), for an
-   * encode about twice as slow. Changes the samples slightly (slightly lower PSNR per quality
+   * encode 3–4× slower. Changes the samples slightly (slightly lower PSNR per quality
    * setting); any JPEG decoder reads the stream.
    */
   trellis?: boolean;
