@@ -56,16 +56,19 @@ export function runFor(fn, ms, now = () => performance.now()) {
  * initDecoder()): `encode` turns the samples `input` into a stream, decode the stream
  * `input` into samples.
  */
-export const operation = (lib, { encode, config, input, shape }) =>
-  encode ? () => lib.encode(config, input, shape) : () => lib.decode(config, input, shape);
+export const operation = (lib, { encode, config, input, shape }, encodeOptions) =>
+  encode ? () => lib.encode(config, input, shape, encodeOptions) : () => lib.decode(config, input, shape);
 
 /**
  * One A/B case: compares A's and B's outputs (encode: whether the streams are identical;
  * decode: the largest difference between the samples), then times both. Returns MP/s.
+ * `options.encodeOptionsB`: encode()'s options for B only (e.g. `{ trellis: true }`).
  */
 export function abCase(A, B, c, options) {
-  const outA = operation(A, c)();
-  const outB = operation(B, c)();
+  const fnA = operation(A, c);
+  const fnB = operation(B, c, options.encodeOptionsB);
+  const outA = fnA();
+  const outB = fnB();
   let compared;
   if (c.encode) {
     const identical = outA.length === outB.length && outA.every((v, i) => v === outB[i]);
@@ -75,7 +78,7 @@ export function abCase(A, B, c, options) {
     for (let i = 0; i < outA.length; i++) maxDiff = Math.max(maxDiff, Math.abs(outA[i] - outB[i]));
     compared = { maxDiff };
   }
-  const { a, b } = timeAB(operation(A, c), operation(B, c), options);
+  const { a, b } = timeAB(fnA, fnB, options);
   const mp = (c.shape[0] * c.shape[1]) / 1e6;
   return { ...compared, a: mp / (a / 1000), b: mp / (b / 1000) };
 }

@@ -22,6 +22,7 @@ import * as esbuild from "esbuild";
 import { loadPng, tile, centreCrop, toNetpbm } from "./lib/images.mjs";
 import { buildNativeEncoder, nativeEncode, tjbenchVersion, tjDecode, tjEncode } from "./lib/tjbench.mjs";
 import { printTables, renderSvg, markdownTables } from "./lib/report.mjs";
+import { rateDistortion as rateDistortionCurves } from "./lib/rd.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -465,69 +466,13 @@ async function payloadSizes() {
   return rows;
 }
 
-// ---- rate–distortion on the colour image, 4:2:0 ----
+// ---- rate–distortion on the colour image, 4:2:0 (bench/lib/rd.mjs; `node bench/rd.mjs` alone) ----
 async function rateDistortion(ours, img) {
-  const dir = path.join(workDir, "rd");
-  fs.mkdirSync(dir, { recursive: true });
-  const ref = path.join(dir, "reference.ppm");
-  fs.writeFileSync(ref, toNetpbm(img));
-  const { init: initEnc, default: jsqEncode } = await import("@jsquash/jpeg/encode.js");
-  await initEnc(await WebAssembly.compile(fs.readFileSync(path.join(root, "node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm"))));
-  const rgba = new Uint8ClampedArray(img.width * img.height * 4);
-  for (let i = 0; i < img.width * img.height; i++) {
-    rgba.set(img.data.subarray(i * 3, i * 3 + 3), i * 4);
-    rgba[i * 4 + 3] = 255;
-  }
-  const mozOpts = {
-    "mozjpeg (defaults)": { auto_subsample: false, chroma_subsample: 2 },
-    "mozjpeg (baseline)": { auto_subsample: false, chroma_subsample: 2, baseline: true, progressive: false },
-  };
-  const pad = (q) => String(q).padStart(2, "0");
-  for (const q of rdQualities) {
-    const cfg = { ...oursConfig("420"), quality: q };
-    fs.writeFileSync(path.join(dir, `ours_q${pad(q)}.jpg`), ours.encode(cfg, img.data, shapeOf(img)));
-    for (const [name, o] of Object.entries(mozOpts)) {
-      const out = await jsqEncode({ data: rgba, width: img.width, height: img.height }, { quality: q, ...o });
-      fs.writeFileSync(path.join(dir, `${name}_q${pad(q)}.jpg`), new Uint8Array(out));
-    }
-  }
   try {
-    const py = process.env.PYTHON ?? "python3";
-    const out = execFileSync(py, [path.join(here, "rd.py"), ref, dir, rdQualities.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    const r = JSON.parse(out);
-    return {
-      image: `ihc ${img.width}x${img.height}`,
-      subsampling: "4:2:0",
-      psnr: "over all RGB samples, decoded by Pillow (libjpeg-turbo)",
-      mozjpeg: "@jsquash/jpeg 1.6.0 (mozjpeg in wasm, run in Node); options shown",
-      mozjpegOptions: mozOpts,
-      ...r,
-      atEqualPsnr: equalPsnr(r.curves),
-    };
+    return await rateDistortionCurves(ours, img, { dir: path.join(workDir, "rd"), qualities: rdQualities });
   } catch (e) {
     return { error: String(e.stderr ?? e) };
   }
-}
-
-// Bytes of each reference curve interpolated (log-bytes, linear in PSNR) at our PSNR for each q.
-function equalPsnr(curves) {
-  const ours = curves.ours ?? [];
-  const out = {};
-  for (const [name, pts] of Object.entries(curves)) {
-    if (name === "ours") continue;
-    const s = [...pts].sort((a, b) => a.psnr - b.psnr);
-    out[name] = ours.map((p) => {
-      for (let i = 0; i + 1 < s.length; i++) {
-        if (s[i].psnr <= p.psnr && p.psnr <= s[i + 1].psnr) {
-          const t = (p.psnr - s[i].psnr) / (s[i + 1].psnr - s[i].psnr || 1);
-          const bytes = Math.exp(Math.log(s[i].bytes) * (1 - t) + Math.log(s[i + 1].bytes) * t);
-          return { q: p.q, psnr: p.psnr, theirBytes: Math.round(bytes), oursOverTheirs: Number((p.bytes / bytes).toFixed(4)) };
-        }
-      }
-      return { q: p.q, psnr: p.psnr, theirBytes: null, note: "outside their PSNR range" };
-    });
-  }
-  return out;
 }
 
 // End-to-end zarrita read (4096² RGB, 256² chunks), with and without the worker pool. The

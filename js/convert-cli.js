@@ -26,6 +26,9 @@ options:
   --no-restart-intervals
                      write no restart intervals (they make zarr-jpeg's decoder faster,
                      other decoders about as fast; README "Restart intervals")
+  --trellis          rate–distortion-optimised quantisation: fewer bytes at equal
+                     PSNR (about 3 % colour, 8 % grayscale on the sample images),
+                     encoding 3–4× slower (README "Trellis quantisation")
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
                      empty directory) that does not hold the input image
   --quiet            no progress or summary
@@ -49,6 +52,7 @@ const VALUE_OPTIONS = {
 const FLAGS = {
   "--overwrite": "overwrite",
   "--no-restart-intervals": "noRestartIntervals",
+  "--trellis": "trellis",
   "--quiet": "quiet",
   "--json": "json",
   "--help": "help",
@@ -99,6 +103,7 @@ export function parseArgs(argv) {
   }
   if (flags.overwrite) options.overwrite = true;
   if (flags.noRestartIntervals) options.restartIntervals = false;
+  if (flags.trellis) options.trellis = true;
   return { input: positional[0], output: positional[1], options, flags };
 }
 

@@ -53,7 +53,7 @@ function subsamplingName(value) {
  */
 export function resolveOptions(options, channels) {
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "restartIntervals", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "trellis", "overwrite", "onProgress", "onWarning"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -118,8 +118,12 @@ export function resolveOptions(options, channels) {
   if (typeof restartIntervals !== "boolean") {
     throw new ConvertError(`restartIntervals must be true or false, got ${JSON.stringify(restartIntervals)}`);
   }
+  const trellis = options.trellis ?? false;
+  if (typeof trellis !== "boolean") {
+    throw new ConvertError(`trellis must be true or false, got ${JSON.stringify(trellis)}`);
+  }
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions: { restartIntervals }, components: color === "grayscale" ? 1 : 3 };
+    encodeOptions: { restartIntervals, trellis }, components: color === "grayscale" ? 1 : 3 };
 }
 
 // ------------------------------------------------------------------ input
@@ -371,8 +375,8 @@ function checkReplaceable(target, output, input) {
  * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
  * @param output the store directory to create (must not exist unless `overwrite`)
  * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
- *   name, pixelSize, unit, restartIntervals=true (encode()'s option), overwrite (replaces a Zarr store or an
- *   empty directory, never one that holds the input), onProgress(event),
+ *   name, pixelSize, unit, restartIntervals=true, trellis=false (encode()'s options), overwrite (replaces a
+ *   Zarr store or an empty directory, never one that holds the input), onProgress(event),
  *   onWarning(message) }`
  * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
  */

@@ -78,7 +78,7 @@ export function compiledFullDecoderModule(): WebAssembly.Module | undefined;
 export function isReady(): boolean;
 /** Validates a configuration; returns its normalised form or throws an Error naming the problem. */
 export function validateConfig(config: unknown): NormalizedJpegCodecConfiguration;
-/** How a stream is written beyond its configuration: changes its bytes, not its samples. */
+/** How a stream is written beyond its configuration (which the spec fixes). */
 export interface EncodeOptions {
   /**
    * Restart intervals of 64 image rows in chunks taller than that (default true): this
@@ -88,6 +88,15 @@ export interface EncodeOptions {
    * small chunks, or for a reader whose decoder does not handle restart markers.
    */
   restartIntervals?: boolean;
+  /**
+   * Rate–distortion-optimised ("trellis") quantisation (default false): per 8×8 block, the
+   * quantised AC coefficients that minimise squared error + λ · bits (mozjpeg's trellis with
+   * its `-tune-psnr` weighting). Fewer bytes at the same quality, and fewer at equal PSNR
+   * (about 3 % on colour microscopy, 8 % on grayscale; README "Trellis quantisation"), for an
+   * encode 3–4× slower. Changes the samples slightly (slightly lower PSNR per quality
+   * setting); any JPEG decoder reads the stream.
+   */
+  trellis?: boolean;
 }
 /** Encodes C-order uint8 samples of shape (H, W), (H, W, 1) or (H, W, 3) as a baseline JPEG stream. */
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[], options?: EncodeOptions | null): Uint8Array;

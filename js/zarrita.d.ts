@@ -19,7 +19,7 @@ export interface RegisterOptions {
   workers?: number;
   /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
   workerUrl?: string | URL;
-  /** How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }`. */
+  /** How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }` or `{ trellis: true }`. */
   encodeOptions?: EncodeOptions;
 }
 

@@ -221,7 +221,8 @@ function describe(value) {
  * something is first written. With
  * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
  * falling back to the calling thread where workers are unavailable. `encodeOptions` are
- * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`).
+ * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`,
+ * `{ trellis: true }`).
  * Returns a handle whose `close()` terminates the pool's workers. Throws (naming it) for
  * something other than a registry, an unknown option or a worker count outside 0–256.
  */

@@ -279,6 +279,7 @@ fn restart_intervals_can_be_left_out() {
     use zarr_jpeg::{encode_from_with_options, EncodeOptions};
     let off = EncodeOptions {
         restart_intervals: false,
+        ..EncodeOptions::default()
     };
     for (label, json, c) in encoder_configs(90) {
         let (h, w) = (200, 77);
@@ -316,10 +317,38 @@ fn restart_intervals_can_be_left_out() {
     assert_eq!(parse("{}").unwrap(), EncodeOptions::default());
     assert!(EncodeOptions::default().restart_intervals);
     assert_eq!(parse(r#"{"restartIntervals": false}"#).unwrap(), off);
+    assert!(!EncodeOptions::default().trellis);
+    assert_eq!(
+        parse(r#"{"trellis": true, "restartIntervals": false}"#).unwrap(),
+        EncodeOptions {
+            restart_intervals: false,
+            trellis: true
+        }
+    );
+    assert_eq!(
+        parse(r#"{"trellis": false}"#).unwrap(),
+        EncodeOptions::default()
+    );
     for (json, message) in [
         (
             r#"{"restartIntervals": 0}"#,
             "restartIntervals must be true or false, got 0",
+        ),
+        (
+            r#"{"trellis": 1}"#,
+            "the encode option trellis must be true or false, got 1",
+        ),
+        (
+            r#"{"trellis": "yes"}"#,
+            "the encode option trellis must be true or false, got \"yes\" (a string)",
+        ),
+        (
+            r#"{"trellis": null}"#,
+            "trellis must be true or false, got null",
+        ),
+        (
+            r#"{"Trellis": true}"#,
+            "unknown encode option \"Trellis\" (known: restartIntervals, trellis)",
         ),
         (r#"{"restart": true}"#, "unknown encode option \"restart\""),
         ("[true]", "the encode options must be an object"),

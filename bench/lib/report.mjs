@@ -24,7 +24,7 @@ function payloadTable(results) {
   return { head, rows };
 }
 
-function rdTable(results) {
+export function rdTable(results) {
   const rd = results.rd;
   if (!rd?.curves) return null;
   const names = Object.keys(rd.curves).sort((a, b) => (b === "ours") - (a === "ours"));
@@ -38,6 +38,16 @@ function rdTable(results) {
     }),
   ]);
   return { head, rows };
+}
+
+// Equal-PSNR comparison: each curve's BD-rate against Pillow with `optimize` (bench/lib/rd.mjs).
+export function bdTable(rd) {
+  if (!rd?.bdRate || !Object.keys(rd.bdRate).length) return null;
+  const against = Object.values(rd.bdRate)[0].against;
+  return {
+    head: [`BD-rate ${rd.image} ${rd.subsampling} against ${against} (% bytes at equal PSNR)`, "BD-rate %", "over PSNR dB"],
+    rows: Object.entries(rd.bdRate).map(([n, b]) => [n, b.percent === null ? "—" : b.percent.toFixed(2), b.psnrRange ? b.psnrRange.join("–") : b.note ?? ""]),
+  };
 }
 
 function zarritaTable(results) {
@@ -66,16 +76,16 @@ function restartTable(results) {
 }
 
 function allTables(results) {
-  return [...speedTables(results), restartTable(results), payloadTable(results), rdTable(results), zarritaTable(results)].filter(Boolean);
+  return [...speedTables(results), restartTable(results), payloadTable(results), rdTable(results), bdTable(results.rd), zarritaTable(results)].filter(Boolean);
 }
 
-function text(t) {
+export function text(t) {
   const w = t.head.map((h, i) => Math.max(h.length, ...t.rows.map((r) => r[i].length)));
   const line = (r) => r.map((x, i) => (i === 0 ? x.padEnd(w[i]) : x.padStart(w[i]))).join("  ");
   return [line(t.head), w.map((n) => "-".repeat(n)).join("  "), ...t.rows.map(line)].join("\n");
 }
 
-function md(t) {
+export function md(t) {
   const line = (r) => `| ${r.join(" | ")} |`;
   return [line(t.head), line(t.head.map((_, i) => (i === 0 ? "---" : "---:"))), ...t.rows.map(line)].join("\n");
 }

@@ -1,4 +1,5 @@
-//! encode: arbitrary shape, configuration and data. Must never panic; on success the
+//! encode: arbitrary shape, configuration, data and encode options (trellis quantisation,
+//! restart intervals). Must never panic; on success the
 //! stream must decode back (same configuration and shape) to the right length, and
 //! must be rejected whenever the data length does not fit the shape.
 #![no_main]
@@ -17,6 +18,8 @@ struct Input {
     channels_hint: u8,
     data: Vec<u8>,
     pad_or_cut: i8,
+    /// bit 0: trellis quantisation; bit 1: no restart intervals
+    options: u8,
 }
 
 fuzz_target!(|input: Input| {
@@ -35,7 +38,11 @@ fuzz_target!(|input: Input| {
     let fill = data.first().copied().unwrap_or(0);
     data.resize(target, fill);
     let before = data.clone();
-    match zarr_jpeg::encode(&config, &data, &shape) {
+    let options = zarr_jpeg::EncodeOptions {
+        trellis: input.options & 1 != 0,
+        restart_intervals: input.options & 2 == 0,
+    };
+    match zarr_jpeg::encode_from_with_options(&config, &data.as_slice(), &shape, &options) {
         Ok(stream) => {
             assert_eq!(data.len() as u64, needed, "encode accepted data of the wrong length");
             let back = zarr_jpeg::decode(&config, &stream, &shape).expect("our own stream decodes");

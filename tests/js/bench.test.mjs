@@ -61,10 +61,11 @@ test("bench --quick reports every candidate", { timeout: 180_000 }, () => {
   for (const name of ["ours", "cornerstone", "jsquash", "jpeg-js"]) assert.ok(payloadCandidates.has(name), `payload: ${name}`);
   for (const p of r.payload) assert.ok(!p.error && p.raw > 0 && p.gzip9 > 0, `payload ${p.candidate} ${p.what}: ${p.error}`);
 
-  for (const name of ["ours", "pillow", "pillow (optimize)", "mozjpeg (defaults)", "mozjpeg (baseline)"]) {
+  for (const name of ["ours", "ours (trellis)", "pillow", "pillow (optimize)", "mozjpeg (defaults)", "mozjpeg (baseline)"]) {
     const curve = r.rd.curves?.[name];
     assert.ok(curve?.length > 0, `rate–distortion: ${name} (${JSON.stringify(r.rd).slice(0, 200)})`);
     for (const p of curve) assert.ok(p.bytes > 0 && p.psnr > 20, `${name} q${p.q}`);
+    if (name !== "pillow (optimize)") assert.equal(typeof r.rd.bdRate?.[name]?.percent, "number", `BD-rate of ${name}`);
   }
   assert.ok(r.zarrita, "zarrita section present (result or reason it was skipped)");
   assert.ok(fs.readFileSync(path.join(out, "chart.svg"), "utf8").startsWith("<svg"));

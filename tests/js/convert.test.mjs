@@ -314,6 +314,7 @@ test("refuses options the spec does not allow, before writing anything", async (
     [rgb, { channelAxis: "middle" }, /channelAxis/],
     [rgb, { qualty: 90 }, /unknown option "qualty"/],
     [rgb, { restartIntervals: "no" }, /restartIntervals must be true or false, got "no"/],
+    [rgb, { trellis: 1 }, /trellis must be true or false, got 1/],
     [{ data: new Uint16Array(16), shape: [4, 4] }, {}, /must be a Uint8Array/],
     [{ data: new Uint8Array(10), shape: [4, 4] }, {}, /holds 10 samples but shape \[4,4\] needs 16/],
     [{ data: new Uint8Array(32), shape: [4, 4, 2] }, {}, /channels must be 1/],
@@ -461,4 +462,20 @@ test("restart intervals: written in chunks taller than 64 rows by default, none 
   const parsed = parseArgs(["a.png", "b.zarr", "--no-restart-intervals"]);
   assert.equal(parsed.options.restartIntervals, false);
   assert.equal(parseArgs(["a.png", "b.zarr"]).options.restartIntervals, undefined);
+});
+
+test("trellis: { trellis: true } or --trellis writes smaller chunks (trellis quantisation) that still decode", async () => {
+  const input = { data: grayImage(200, 100), shape: [200, 100] };
+  const chunkBytes = (dir) => {
+    const files = fs.readdirSync(path.join(dir, "0", "c"), { recursive: true }).map(String);
+    return files.map((f) => path.join(dir, "0", "c", f)).filter((f) => fs.statSync(f).isFile()).reduce((n, f) => n + fs.statSync(f).size, 0);
+  };
+  const plain = out();
+  await convert(input, plain, { chunk: 128, levels: 1 });
+  const small = out();
+  const summary = await convert(input, small, { chunk: 128, levels: 1, trellis: true });
+  assert.ok(chunkBytes(small) < chunkBytes(plain), `${chunkBytes(small)} ≥ ${chunkBytes(plain)} bytes`);
+  assert.ok(summary.psnr > 30, `PSNR ${summary.psnr}`);
+  assert.equal(parseArgs(["a.png", "b.zarr", "--trellis"]).options.trellis, true);
+  assert.equal(parseArgs(["a.png", "b.zarr"]).options.trellis, undefined);
 });

@@ -49,6 +49,9 @@ for (const [h, w] of [[1, 1], [7, 13], [61, 47], [128, 96], [512, 512]]) {
     const pixels = z.decode(config, stream, shape);
     if (!data.every((v, i) => v === copy[i])) throw new Error("input modified");
     digests.push(createHash("sha256").update(stream).update(pixels).digest("hex").slice(0, 16));
+    // trellis quantisation: blocks from the SIMD kernels, the same scalar optimisation
+    const trellis = z.encode(config, data, shape, { trellis: true });
+    digests.push(createHash("sha256").update(trellis).update(z.decode(config, trellis, shape)).digest("hex").slice(0, 16));
   }
 }
 console.log(JSON.stringify({ simd: z.usesSimd(), supported: z.simdSupported(), digests }));

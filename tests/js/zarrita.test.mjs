@@ -187,10 +187,10 @@ test("Zarr v2 with imagecodecs' compressor {id: 'imagecodecs_jpeg', …} opens a
 
 test("register(registry, { encodeOptions }) passes encode()'s options to every chunk the jpeg codec writes", async () => {
   const config = { quality: 90, encoded_color_space: "grayscale" };
-  const write = async (registry) => {
+  const write = async (data = image(200, 40, 1)) => {
     const store = new Map();
     const arr = await zarr.create(store, { shape: [200, 40], chunkShape: [200, 40], dtype: "uint8", codecs: [{ name: "jpeg", configuration: config }] });
-    await zarr.set(arr, null, { data: image(200, 40, 1), shape: [200, 40], stride: [40, 1] });
+    await zarr.set(arr, null, { data, shape: [200, 40], stride: [40, 1] });
     return store.get("/c/0/0");
   };
   const hasDri = (stream) => restartMarkers(stream).dri !== null;
@@ -205,6 +205,20 @@ test("register(registry, { encodeOptions }) passes encode()'s options to every c
     zarr.registry.set("jpeg", saved);
   }
   assert.equal(hasDri(await write()), true, "the default writes restart intervals in a 200-row chunk");
+  // trellis quantisation: fewer bytes on a textured chunk
+  const textured = image(200, 40, 1).map((v, i) => v + ((i * 7919) % 23));
+  const trellis = new Map(zarr.registry);
+  register(trellis, { encodeOptions: { trellis: true } });
+  try {
+    zarr.registry.set("jpeg", trellis.get("jpeg"));
+    const small = await write(textured);
+    zarr.registry.set("jpeg", saved);
+    const plain = await write(textured);
+    assert.ok(small.length < plain.length, `{ trellis: true }: ${small.length} ≥ ${plain.length} bytes`);
+    assert.equal(hasDri(small), true);
+  } finally {
+    zarr.registry.set("jpeg", saved);
+  }
 });
 
 test("register() refuses a wrong registry, unknown options and a worker count that is not 0–256, naming them", () => {

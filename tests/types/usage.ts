@@ -46,6 +46,9 @@ export async function write(): Promise<void> {
   const plain: EncodeOptions = { restartIntervals: false };
   encodeInto(configuration, chunk.data, [256, 256, 3], streamBuffer, plain);
   register(zarr.registry, { encodeOptions: plain });
+  // fewer bytes at equal PSNR, slower encode
+  const smaller: EncodeOptions = { trellis: true, restartIntervals: true };
+  encodeInto(configuration, chunk.data, [256, 256, 3], streamBuffer, smaller);
   decodeInto(configuration, streamBuffer.subarray(0, length), [256, 256, 3], chunk.data);
   const reshape = ReshapeCodec.fromConfig({ shape: [[0, 1], [2], [3]] }, { dataType: "uint8", shape: [4, 64, 64, 3] });
   const b: number[] = reshape.shape;

@@ -4,6 +4,7 @@ use crate::image_buffer::*;
 use crate::marker::Marker;
 use crate::quantization::{QuantizationTable, QuantizationTableType};
 use crate::rows::{RowFill, RowSource, StagedRows};
+use crate::trellis::{self, Trellis};
 use crate::writer::{JfifWrite, JfifWriter, ZIGZAG, get_code};
 use crate::{EncodingError, PixelDensity};
 
@@ -242,6 +243,9 @@ pub struct Encoder<W: JfifWrite> {
 
     // [zarr-jpeg patch] use the scalar code even where SIMD kernels are compiled in
     scalar_reference: bool,
+
+    // [zarr-jpeg patch] rate–distortion-optimised quantisation (`set_trellis`)
+    trellis: bool,
 }
 
 impl<W: JfifWrite> Encoder<W> {
@@ -287,6 +291,7 @@ impl<W: JfifWrite> Encoder<W> {
             optimize_huffman_table: false,
             app_segments: Vec::new(),
             scalar_reference: false,
+            trellis: false,
         }
     }
 
@@ -476,6 +481,14 @@ impl<W: JfifWrite> Encoder<W> {
     #[doc(hidden)]
     pub fn set_scalar_reference(&mut self, scalar: bool) {
         self.scalar_reference = scalar;
+    }
+
+    /// [zarr-jpeg patch] Rate–distortion-optimised ("trellis") quantisation of the AC
+    /// coefficients (`trellis.rs`): fewer bytes at the same quality setting, and at equal
+    /// PSNR. Takes effect where the image is written as one interleaved scan with optimised
+    /// Huffman tables (`set_optimized_huffman_tables(true)`, at most 10 blocks per MCU).
+    pub fn set_trellis(&mut self, trellis: bool) {
+        self.trellis = trellis;
     }
 
     /// Encode an image
@@ -1200,6 +1213,7 @@ impl<W: JfifWrite> Encoder<W> {
             ac_codes: ac_size_and_bits(),
         };
         let mut coded: Vec<TokenRow> = Vec::with_capacity(mcu_y);
+        let trellis = self.trellis_state(q_tables, max_h, max_v);
 
         for mcu_row in 0..mcu_y {
             for r in &mut row {
@@ -1217,7 +1231,8 @@ impl<W: JfifWrite> Encoder<W> {
                 }
             }
 
-            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch)?);
+            coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch, &trellis)?);
+            // The rate model from here on: the code lengths the counts so far would get.
         }
         drop((row, scratch.tokens, scratch.raw));
 
@@ -1241,6 +1256,32 @@ impl<W: JfifWrite> Encoder<W> {
         self.write_token_scan(&coded)
     }
 
+    /// [zarr-jpeg patch] Trellis quantisation's λ and first rate model (`trellis.rs`),
+    /// off unless `set_trellis(true)`: λ is `TRELLIS_LAMBDA` times the mean squared AC
+    /// quantiser of the first table, one for the whole image (the error of every component
+    /// counts alike in PSNR), divided for subsampled components by the pixels each of their
+    /// samples covers (an error there is spread over as many pixels); the rate model starts
+    /// with the current tables' code lengths (Annex K's).
+    #[inline(never)]
+    fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> Trellis {
+        // (in f64, exact for these integers: a float sum is not vectorised, which keeps
+        // this set-up code small)
+        let mut sum = 0.0;
+        for i in 1..64 {
+            let step = f64::from(q_tables[0].step(i));
+            sum += step * step;
+        }
+        let lambda_base = sum / 63.0 * TRELLIS_LAMBDA;
+        // λ per AC table, from the first component coded with it
+        let mut lambda = [0i64; 2];
+        for c in self.components.iter().rev() {
+            let area = (max_h / usize::from(c.horizontal_sampling_factor).max(1))
+                * (max_v / usize::from(c.vertical_sampling_factor).max(1));
+            lambda[usize::from(c.ac_huffman_table & 1)] = (lambda_base / area as f64) as i64;
+        }
+        Trellis::new(self.trellis, lambda, [&self.huffman_tables[0].1, &self.huffman_tables[1].1])
+    }
+
     /// [zarr-jpeg patch] Tokens of one MCU row (see `TokenRow`): its blocks in coding
     /// order from the sample rows `row`, each turned into tokens at once, its symbols
     /// counted in `scratch.freq`. Generic over the kernels only, not the image type.
@@ -1252,6 +1293,7 @@ impl<W: JfifWrite> Encoder<W> {
         buffer_width: usize,
         q_tables: &[QuantizationTable; 2],
         scratch: &mut TokenScratch,
+        trellis: &Trellis,
     ) -> Result<TokenRow, EncodingError> {
         let (max_h, max_v) = self.get_max_sampling_size();
         let restart_interval = usize::from(self.restart_interval.unwrap_or(0));
@@ -1276,7 +1318,8 @@ impl<W: JfifWrite> Encoder<W> {
                     for dh in 0..h {
                         let bx = (mcu * h + dh) * 8 * h_scale;
                         let by = dv * 8 * v_scale;
-                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table);
+                        let trellis = trellis.block(component.ac_huffman_table);
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, trellis);
                         let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
                             return Err(EncodingError::Write("token buffer too small".into()));
                         };
@@ -1405,6 +1448,7 @@ impl<W: JfifWrite> Encoder<W> {
                         buffer_width,
                         average,
                         &q_tables[component.quantization_table as usize],
+                        None,
                     ));
                 }
             }
@@ -1657,7 +1701,8 @@ struct TokenRow {
 }
 
 /// [zarr-jpeg patch] `OP::encode_block`, compiled once for all its callers (the SIMD
-/// kernel is large; a call per block costs little beside it).
+/// kernel is large; a call per block costs little beside it); with `trellis` (the AC code
+/// lengths and λ), the FDCT output trellis-quantised instead (`trellis.rs`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn encode_block<OP: Operations>(
@@ -1669,9 +1714,19 @@ fn encode_block<OP: Operations>(
     width: usize,
     average: bool,
     table: &QuantizationTable,
+    trellis: BlockTrellis,
 ) -> AlignedBlock {
-    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table)
+    OP::encode_block(data, start_x, start_y, col_stride, row_stride, width, average, table, trellis)
 }
+
+/// [zarr-jpeg patch] Trellis quantisation of a block (`trellis.rs`): the rate costs of its
+/// AC table's symbols; `None`: the usual quantisation.
+pub(crate) type BlockTrellis<'a> = Option<&'a trellis::Costs>;
+
+/// [zarr-jpeg patch] λ of trellis quantisation as a fraction of the first table's mean
+/// squared AC quantiser (both scaled by 8 as the FDCT is; chosen by measurement, PATCHES.md
+/// section 9).
+const TRELLIS_LAMBDA: f64 = 0.007;
 
 /// [zarr-jpeg patch] Scratch space of `tokenize_mcu_row`, and what carries over from
 /// one MCU row to the next.
@@ -1913,7 +1968,8 @@ pub(crate) trait Operations {
     }
 
     /// [zarr-jpeg patch] Block extraction, FDCT and quantisation of one block, which SIMD
-    /// kernels can do without storing the intermediate blocks.
+    /// kernels can do without storing the intermediate blocks; with `trellis`, the FDCT
+    /// output trellis-quantised instead (`trellis.rs`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn encode_block(
@@ -1925,6 +1981,7 @@ pub(crate) trait Operations {
         width: usize,
         average: bool,
         table: &QuantizationTable,
+        trellis: BlockTrellis,
     ) -> AlignedBlock {
         let mut block = if average {
             Self::get_block_averaged(data, start_x, start_y, col_stride, row_stride, width)
@@ -1933,6 +1990,9 @@ pub(crate) trait Operations {
         };
 
         Self::fdct(&mut block);
+        if let Some(costs) = trellis {
+            return trellis::quantize(&block, table, costs);
+        }
 
         let mut q_block = AlignedBlock::default();
 

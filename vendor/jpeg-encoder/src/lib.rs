@@ -46,6 +46,8 @@ mod marker;
 mod quantization;
 // [zarr-jpeg patch] images copied in row band by row band (Encoder::encode_rows).
 mod rows;
+// [zarr-jpeg patch] rate–distortion-optimised quantisation (Encoder::set_trellis).
+mod trellis;
 mod writer;
 // [zarr-jpeg patch] WebAssembly simd128 kernels, chosen at compile time.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]

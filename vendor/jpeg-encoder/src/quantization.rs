@@ -297,6 +297,13 @@ impl QuantizationTable {
         q_table
     }
 
+    /// [zarr-jpeg patch] The quantiser of coefficient `index` (natural order), scaled by 8
+    /// as the FDCT output is.
+    #[inline]
+    pub(crate) fn step(&self, index: usize) -> u16 {
+        self.table[index & 63].get()
+    }
+
     #[inline]
     pub fn get(&self, index: usize) -> u8 {
         (self.table[index].get() >> 3) as u8

@@ -21,7 +21,7 @@ use core::arch::wasm32::*;
 
 use alloc::vec::Vec;
 
-use crate::encoder::{AlignedBlock, JpegColorType, Operations};
+use crate::encoder::{AlignedBlock, BlockTrellis, JpegColorType, Operations};
 use crate::image_buffer::{ImageBuffer, rgb_to_ycbcr};
 use crate::quantization::QuantizationTable;
 
@@ -76,6 +76,7 @@ impl Operations for WasmSimdOperations {
         width: usize,
         average: bool,
         table: &QuantizationTable,
+        trellis: BlockTrellis,
     ) -> AlignedBlock {
         let simd_factors = matches!(col_stride, 1 | 2 | 4) && matches!(row_stride, 1 | 2 | 4);
         if !simd_factors || (!average && (col_stride, row_stride) != (1, 1)) {
@@ -85,12 +86,23 @@ impl Operations for WasmSimdOperations {
                 Self::get_block(data, start_x, start_y, col_stride, row_stride, width)
             };
             Self::fdct(&mut block);
+            if let Some(costs) = trellis {
+                return crate::trellis::quantize(&block, table, costs);
+            }
             let mut q_block = AlignedBlock::default();
             Self::quantize_block(&block, &mut q_block, table);
             return q_block;
         }
-        let rows = block_rows(data, start_x, start_y, col_stride, row_stride, width);
-        let coefficients = quantize_rows(fdct_rows(rows), table);
+        let rows = fdct_rows(block_rows(data, start_x, start_y, col_stride, row_stride, width));
+        if let Some(costs) = trellis {
+            // the FDCT output in natural order, trellis-quantised
+            let mut block = AlignedBlock::default();
+            for (k, v) in rows.into_iter().enumerate() {
+                store_row(&mut block.data, k, v);
+            }
+            return crate::trellis::quantize(&block, table, costs);
+        }
+        let coefficients = quantize_rows(rows, table);
         let mut q_block = AlignedBlock::default();
         for (k, v) in coefficients.into_iter().enumerate() {
             store_row(&mut q_block.data, k, v);

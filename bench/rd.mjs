@@ -1,0 +1,62 @@
+// Rate–distortion alone (the RD part of `npm run bench`, without the browser): ours (default
+// and trellis), Pillow (libjpeg-turbo) with and without `optimize`, mozjpeg (defaults and
+// baseline) at q 50–95 step 5, on ihc (tiled, ycbcr 4:2:0) and cell (tiled, grayscale);
+// PSNR on Pillow's decode (bench/rd.py). Prints, per image, the curves, each curve's BD-rate
+// against Pillow with `optimize` (bench/lib/rd.mjs: log(bytes) interpolated linearly in
+// PSNR over the range both curves cover), and trellis against the default at q75 and q90.
+//
+//   node bench/rd.mjs [<dist dir>] [--size N (default 2048)] [--only ihc|cell] [--out FILE] [--md]
+//
+// Prerequisites: `npm run build` (or a dist dir), Python 3 with Pillow and numpy.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadPng, tile } from "./lib/images.mjs";
+import { rateDistortion, BD_REFERENCE } from "./lib/rd.mjs";
+import { rdTable, bdTable, text, md } from "./lib/report.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const args = process.argv.slice(2);
+const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
+const valueFlags = new Set(["--size", "--only", "--out"]);
+const positional = args.filter((a, i) => !a.startsWith("--") && !valueFlags.has(args[i - 1]));
+const dist = path.resolve(positional[0] ?? path.join(root, "dist"));
+const size = Number(opt("--size", 2048));
+const only = opt("--only", null);
+const asMarkdown = args.includes("--md");
+const qualities = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
+
+const ours = await import(pathToFileURL(path.join(dist, "index.js")).href);
+await ours.init();
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-rd-"));
+const images = [
+  ["ihc", loadPng(path.join(root, "samples/ihc.png"), 3)],
+  ["cell", loadPng(path.join(root, "samples/cell.png"), 1)],
+].filter(([name]) => !only || name === only);
+const results = {};
+try {
+  for (const [name, png] of images) {
+    const t0 = Date.now();
+    const rd = await rateDistortion(ours, tile(png, size), { dir: path.join(work, name), qualities, label: name });
+    results[name] = rd;
+    const show = asMarkdown ? md : text;
+    console.log(`\n${show(rdTable({ rd }))}\n\n${show(bdTable(rd))}`);
+    const c = rd.curves;
+    for (const q of [75, 90]) {
+      const [a, b] = [c.ours, c["ours (trellis)"]].map((pts) => pts.find((p) => p.q === q));
+      console.log(
+        `${name} q${q}: default ${a.bytes} B ${a.psnr.toFixed(2)} dB, trellis ${b.bytes} B ${b.psnr.toFixed(2)} dB ` +
+          `(${((b.bytes / a.bytes - 1) * 100).toFixed(1)} % bytes, ${(b.psnr - a.psnr).toFixed(2)} dB)`,
+      );
+    }
+    console.log(`(${((Date.now() - t0) / 1000).toFixed(0)} s; BD-rate against ${BD_REFERENCE}, Pillow ${rd.meta.pillow}, libjpeg ${rd.meta.libjpeg})`);
+  }
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
+const out = opt("--out", path.join(root, "bench/results/rd.json"));
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), dist, size, results }, null, 1));
+console.log(`wrote ${path.relative(process.cwd(), out)}`);
