@@ -1,5 +1,6 @@
 // The inspector: takes the visible region of the current level (as stored: what zarrita
-// decodes), re-encodes it live with the chosen quality / colour space / subsampling, and
+// decodes), re-encodes it live with the chosen quality / colour space / subsampling (and
+// trellis quantisation, an encode option), and
 // shows stored | re-encoded | amplified difference side by side, with bytes, ratio and
 // PSNR, and a rate–distortion chart (bytes vs PSNR across qualities) for the region.
 import * as zarr from "zarrita";
@@ -60,7 +61,7 @@ export class Inspector {
     this.region = null;
     this.rdToken = 0;
     this.rdCache = new Map();
-    for (const sel of ["#insp-quality", "#insp-color", "#insp-subsampling", "#insp-amp"]) {
+    for (const sel of ["#insp-quality", "#insp-color", "#insp-subsampling", "#insp-trellis", "#insp-amp"]) {
       this.$(sel).addEventListener("input", () => this.update(sel !== "#insp-quality" && sel !== "#insp-amp"));
     }
   }
@@ -72,6 +73,11 @@ export class Inspector {
     const config = { quality, encoded_color_space: color };
     if (color === "ycbcr") config.subsampling = SUBSAMPLING[this.$("#insp-subsampling").value];
     return config;
+  }
+
+  /** encode()'s options the controls describe. */
+  options() {
+    return { trellis: this.$("#insp-trellis").checked };
   }
 
   /** Forgets the region (nothing open). */
@@ -154,7 +160,8 @@ export class Inspector {
     if (!this.region) return;
     const { samples, h, w, C } = this.region;
     const config = this.config();
-    const result = this.#measure(config);
+    const options = this.options();
+    const result = this.#measure(config, options);
     // The reference for a grayscale encoding of colour data is its luma.
     const reference = result.reference;
     const outC = result.channels;
@@ -175,7 +182,7 @@ export class Inspector {
       encodeMs: result.encodeMs,
       decodeMs: result.decodeMs,
     };
-    this.figures = { ...figures, config };
+    this.figures = { ...figures, config, options };
     this.updates = (this.updates ?? 0) + 1;
     const set = (id, text, value) => {
       const el = this.$(id);
@@ -194,26 +201,31 @@ export class Inspector {
     else this.#drawChart();
   }
 
-  #measure(config) {
+  #measure(config, options) {
     const { samples, h, w, C } = this.region;
     const channels = config.encoded_color_space === "grayscale" ? 1 : 3;
     const input = C === 3 && channels === 1 ? toLuma(samples) : samples;
     const shape = channels === 3 ? [h, w, 3] : [h, w];
     const t0 = performance.now();
-    const bytes = encode(config, input, shape);
+    const bytes = encode(config, input, shape, options);
     const t1 = performance.now();
     const decoded = decode(config, bytes, shape);
     const t2 = performance.now();
     return { bytes: bytes.length, decoded, reference: input, channels, ...psnr(decoded, input), encodeMs: t1 - t0, decodeMs: t2 - t1 };
   }
 
-  /** Curves: the controls' colour setting, and for colour data the three usual ones for comparison. */
+  /**
+   * Curves: the controls' colour setting, and for colour data the three usual ones for
+   * comparison; with trellis on, the controls' setting with trellis too (" trellis").
+   */
   #curveSettings() {
     const color = this.$("#insp-color").value;
-    const current = color === "ycbcr" ? `ycbcr ${this.$("#insp-subsampling").value}` : color;
+    const plain = color === "ycbcr" ? `ycbcr ${this.$("#insp-subsampling").value}` : color;
     const names = this.region.C === 3 ? ["ycbcr 4:2:0", "ycbcr 4:4:4", "rgb"] : ["grayscale"];
-    if (!names.includes(current)) names.push(current);
-    return { names, current };
+    if (!names.includes(plain)) names.push(plain);
+    const trellis = this.options().trellis;
+    if (trellis) names.push(`${plain} trellis`);
+    return { names, current: trellis ? `${plain} trellis` : plain };
   }
 
   async #rateDistortion() {
@@ -222,13 +234,15 @@ export class Inspector {
     for (const name of names) {
       const key = `${this.region.id}|${name}`;
       if (this.rdCache.has(key)) continue;
-      const [color, sub] = name.split(" ");
+      const [color, ...rest] = name.split(" ");
+      const sub = rest.find((word) => word in SUBSAMPLING);
+      const options = { trellis: rest.includes("trellis") };
       const points = [];
       for (const quality of RD_QUALITIES) {
         await tick();
         if (token !== this.rdToken) return;
         const config = { quality, encoded_color_space: color, ...(sub ? { subsampling: SUBSAMPLING[sub] } : {}) };
-        const m = this.#measure(config);
+        const m = this.#measure(config, options);
         points.push({ quality, bytes: m.bytes, psnr: m.psnr });
       }
       this.rdCache.set(key, points);
@@ -272,15 +286,16 @@ export class Inspector {
     parts.push(`<text x="${(W + m.l) / 2}" y="${H - 6}" text-anchor="middle" class="axis">encoded bytes of the region</text>`,
       `<text transform="translate(13 ${(H - m.b + m.t) / 2}) rotate(-90)" text-anchor="middle" class="axis">PSNR (dB)</text>`);
     curves.forEach((c, i) => {
-      const color = colors[c.name] ?? "#c77dff";
+      const trellis = c.name.endsWith(" trellis");
+      const color = colors[trellis ? c.name.slice(0, -" trellis".length) : c.name] ?? "#c77dff";
       const pts = c.points.filter((p) => Number.isFinite(p.psnr));
       const width = c.name === current ? 2.5 : 1.2;
-      parts.push(`<polyline points="${pts.map((p) => `${X(p.bytes).toFixed(1)},${Y(p.psnr).toFixed(1)}`).join(" ")}" fill="none" stroke="${color}" stroke-width="${width}" opacity="${c.name === current ? 1 : 0.6}"/>`);
+      parts.push(`<polyline points="${pts.map((p) => `${X(p.bytes).toFixed(1)},${Y(p.psnr).toFixed(1)}`).join(" ")}" fill="none" stroke="${color}" stroke-width="${width}"${trellis ? ' stroke-dasharray="5 3"' : ""} opacity="${c.name === current ? 1 : 0.6}"/>`);
       for (const p of pts) parts.push(`<circle cx="${X(p.bytes).toFixed(1)}" cy="${Y(p.psnr).toFixed(1)}" r="${c.name === current ? 2.6 : 1.6}" fill="${color}"><title>${c.name}, quality ${p.quality}: ${fmtBytes(p.bytes)}, ${p.psnr.toFixed(2)} dB</title></circle>`);
       parts.push(`<text x="${W - m.r - 6}" y="${H - m.b - 8 - 14 * i}" text-anchor="end" fill="${color}" class="legend">${c.name}${c.name === current ? " (selected)" : ""}</text>`);
     });
     if (here && Number.isFinite(here.psnr)) {
-      parts.push(`<circle id="rd-current" cx="${X(here.bytes).toFixed(1)}" cy="${Y(here.psnr).toFixed(1)}" r="6" fill="none" stroke="#fff" stroke-width="2"><title>current: quality ${here.config.quality}, ${fmtBytes(here.bytes)}, ${here.psnr.toFixed(2)} dB</title></circle>`);
+      parts.push(`<circle id="rd-current" cx="${X(here.bytes).toFixed(1)}" cy="${Y(here.psnr).toFixed(1)}" r="6" fill="none" stroke="#fff" stroke-width="2"><title>current: quality ${here.config.quality}${here.options.trellis ? ", trellis" : ""}, ${fmtBytes(here.bytes)}, ${here.psnr.toFixed(2)} dB</title></circle>`);
     }
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.innerHTML = parts.join("");

@@ -204,7 +204,7 @@ test("hovering a chunk shows its key, encoded bytes and decode time", async () =
   assert.match(await page.textContent("#chunk-info"), /c\/0\//);
 });
 
-test("the inspector's figures follow quality, colour space and subsampling; the rate–distortion chart has a curve per setting", async () => {
+test("the inspector's figures follow quality, colour space, subsampling and trellis; the rate–distortion chart has a curve per setting", async () => {
   await page.click("#inspect");
   await page.waitForFunction(() => document.querySelector("#fig-bytes").dataset.value !== undefined);
   await page.waitForFunction(() => document.querySelectorAll("#insp-rd polyline").length >= 3, null, { timeout: 20000 });
@@ -232,6 +232,22 @@ test("the inspector's figures follow quality, colour space and subsampling; the 
   const gray = await set("#insp-color", "grayscale");
   assert.ok(gray.bytes < rgb.bytes);
   assert.match(await page.textContent("#fig-psnr"), /vs luma/);
+  // trellis quantisation (an encode option): fewer bytes, and its own dashed curve beside the plain one
+  const toggleTrellis = async () => {
+    const before = await page.evaluate(() => window.demo.inspector.updates);
+    await page.click("#insp-trellis");
+    await page.waitForFunction((b) => window.demo.inspector.updates > b, before);
+    return figures();
+  };
+  const trellis = await toggleTrellis();
+  assert.equal(trellis.options.trellis, true);
+  assert.equal(trellis.config.quality, gray.config.quality);
+  assert.ok(trellis.bytes < gray.bytes, `trellis writes fewer bytes (${trellis.bytes} < ${gray.bytes})`);
+  await page.waitForFunction(() => document.querySelectorAll("#insp-rd polyline[stroke-dasharray]").length === 1, null, { timeout: 20000 });
+  assert.match(await page.textContent("#insp-rd"), /grayscale trellis \(selected\)/);
+  const plain = await toggleTrellis();
+  assert.equal(plain.options.trellis, false);
+  assert.equal(plain.bytes, gray.bytes, "unchecked: the plain encoding again");
   await page.waitForSelector("#rd-current");
   await shot("inspector");
 });
