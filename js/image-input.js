@@ -47,11 +47,15 @@ export async function decodeImage(bytes, name = "image") {
     throw new ImageInputError(`${name} is neither a PNG nor a JPEG file (its first bytes are not a PNG or JPEG signature)`);
   }
   const image = await (format === "png" ? decodePng(bytes, name) : decodeJpeg(bytes, name));
-  // pngjs reads a PNG whose IHDR says 0 pixels wide or high (the PNG spec forbids it)
-  if (!(image.width >= 1 && image.height >= 1)) {
-    throw new ImageInputError(`${name}: the image is ${image.width} × ${image.height} pixels (width × height); it needs at least 1 × 1`);
-  }
+  checkSize(image.width, image.height, name);
   return image;
+}
+
+// A PNG whose IHDR says 0 pixels wide or high (the PNG spec forbids it), or a JPEG frame of 0.
+function checkSize(width, height, name) {
+  if (!(width >= 1 && height >= 1)) {
+    throw new ImageInputError(`${name}: the image is ${width} × ${height} pixels (width × height); it needs at least 1 × 1`);
+  }
 }
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
@@ -62,6 +66,9 @@ async function decodePng(bytes, name) {
   const bitDepth = bytes[24];
   const colorType = bytes[25];
   if (!(colorType in PNG_COLOR_TYPES)) throw new ImageInputError(`${name}: invalid PNG colour type ${colorType}`);
+  // Before pngjs: it "decodes" 0-pixel rows from uninitialised memory (random results).
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  checkSize(view.getUint32(16), view.getUint32(20), name);
   if (bitDepth === 16) {
     throw new ImageInputError(
       `${name} is a 16-bit ${PNG_COLOR_TYPES[colorType]} PNG; the jpeg codec stores 8-bit (uint8) samples only. ` +
