@@ -300,6 +300,28 @@ const COS: [i64; 32] = [
     -981, -924, -831, -707, -556, -383, -195, 0, 195, 383, 556, 707, 831, 924, 981,
 ];
 
+/// A chunk of `pattern_image` samples (seeded by its size) and its shape: (H, W) for one
+/// channel, (H, W, 3) for three.
+pub fn pattern_chunk(
+    pattern: usize,
+    height: usize,
+    width: usize,
+    channels: usize,
+) -> (Vec<u8>, Vec<u64>) {
+    let data = pattern_image(
+        pattern,
+        height,
+        width,
+        channels,
+        (height * 1000 + width) as u64,
+    );
+    let mut shape = vec![height as u64, width as u64];
+    if channels == 3 {
+        shape.push(3);
+    }
+    (data, shape)
+}
+
 /// Number of patterns `pattern_image` draws.
 pub const PATTERNS: usize = 9;
 

@@ -4,7 +4,9 @@
 //! checkerboards and noise, at several qualities must give the same bytes. Built without
 //! `+simd128` both sides run the scalar code and the test checks nothing new.
 
-use crate::common::{config, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES};
+use crate::common::{
+    config, pattern_chunk, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
+};
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::encode::{
     encode, encode_from_with_options, encode_scalar_reference,
@@ -47,17 +49,7 @@ fn simd_kernels_write_the_same_bytes_as_the_scalar_code() {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
             for (height, width) in sizes {
                 for pattern in 0..7 {
-                    let data = image(
-                        pattern,
-                        height,
-                        width,
-                        channels,
-                        (height * 1000 + width) as u64,
-                    );
-                    let mut shape = vec![height as u64, width as u64];
-                    if channels == 3 {
-                        shape.push(3);
-                    }
+                    let (data, shape) = pattern_chunk(pattern, height, width, channels);
                     let ours = encode(&config, &data, &shape).unwrap();
                     let reference = encode_scalar_reference(&config, &data, &shape).unwrap();
                     assert!(
@@ -84,17 +76,7 @@ fn trellis_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
             for (height, width) in [(1, 1), (7, 13), (61, 47), (33, 100), (150, 41)] {
                 for pattern in 0..9 {
-                    let data = image(
-                        pattern,
-                        height,
-                        width,
-                        channels,
-                        (height * 1000 + width) as u64,
-                    );
-                    let mut shape = vec![height as u64, width as u64];
-                    if channels == 3 {
-                        shape.push(3);
-                    }
+                    let (data, shape) = pattern_chunk(pattern, height, width, channels);
                     for restart_intervals in [true, false] {
                         let options = EncodeOptions {
                             restart_intervals,

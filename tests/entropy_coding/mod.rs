@@ -13,7 +13,7 @@
 //!   agree with zune-jpeg on it.
 
 #[cfg(not(target_arch = "wasm32"))]
-use crate::common::{config, BASELINE_SCHEMES, PATTERNS};
+use crate::common::{config, pattern_chunk, BASELINE_SCHEMES, PATTERNS};
 use crate::common::{pattern_image as image, ENCODER_COLOUR_TYPES, ENCODER_SAMPLING_FACTORS};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -141,17 +141,7 @@ fn libjpeg_turbo_decodes_every_codec_stream() {
             let config = config(&format!(r#"{{"quality": {quality}, {mode}}}"#));
             for (height, width) in [(7, 13), (61, 47), (9, 130)] {
                 for pattern in 0..PATTERNS {
-                    let data = image(
-                        pattern,
-                        height,
-                        width,
-                        *channels,
-                        (height * 1000 + width) as u64,
-                    );
-                    let mut shape = vec![height as u64, width as u64];
-                    if *channels == 3 {
-                        shape.push(3);
-                    }
+                    let (data, shape) = pattern_chunk(pattern, height, width, *channels);
                     let stream = encode(&config, &data, &shape).unwrap();
                     let what = format!("{mode} q{quality} {height}x{width} pattern {pattern}");
                     // `djpeg` fails on any warning (premature end of data, extraneous

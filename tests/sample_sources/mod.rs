@@ -7,7 +7,7 @@
 use std::cell::{Cell, RefCell};
 
 use crate::common::{
-    config, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
+    config, pattern_chunk, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
     ENCODER_SAMPLING_FACTORS,
 };
 #[cfg(target_arch = "wasm32")]
@@ -117,17 +117,7 @@ fn a_scattered_source_gives_the_bytes_of_a_slice_reading_each_row_once() {
                 (20, 900),
             ] {
                 for pattern in [0, 3, 6, 7] {
-                    let data = image(
-                        pattern,
-                        height,
-                        width,
-                        channels,
-                        (height * 1000 + width) as u64,
-                    );
-                    let mut shape = vec![height as u64, width as u64];
-                    if channels == 3 {
-                        shape.push(3);
-                    }
+                    let (data, shape) = pattern_chunk(pattern, height, width, channels);
                     let what = format!("{mode} q{quality} {height}x{width} pattern {pattern}");
                     let source = Scattered::new(&data);
                     let from_source = encode_from(&config, &source, &shape).unwrap();
