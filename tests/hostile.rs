@@ -589,42 +589,16 @@ fn scan_data_cut_short_before_an_end_of_image_marker_is_an_error_not_grey_fill()
     // and returned grey blocks (vendor/PATCHES.md: "read past the end of the data").
     // Sequential streams in every layout (those the baseline decoder defers too),
     // restart intervals and progressive scans.
+    const YCBCR: &str = r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#;
+    const GRAY: &str = r#"{"quality": 90, "encoded_color_space": "grayscale"}"#;
     let cases = [
-        (
-            "ycc420_q90_pil_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            3,
-        ),
-        (
-            "ycc420_restart1row_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            3,
-        ),
-        (
-            "ycc420_restart3blocks_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            3,
-        ),
-        (
-            "ycc_y3x1_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            3,
-        ),
-        (
-            "ycc420_progressive_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            3,
-        ),
-        (
-            "gray_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
-            1,
-        ),
-        (
-            "gray_progressive_q90_cjpeg_61x47.jpg",
-            r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
-            1,
-        ),
+        ("ycc420_q90_pil_61x47.jpg", YCBCR, 3),
+        ("ycc420_restart1row_q90_cjpeg_61x47.jpg", YCBCR, 3),
+        ("ycc420_restart3blocks_q90_cjpeg_61x47.jpg", YCBCR, 3),
+        ("ycc_y3x1_q90_cjpeg_61x47.jpg", YCBCR, 3),
+        ("ycc420_progressive_q90_cjpeg_61x47.jpg", YCBCR, 3),
+        ("gray_q90_cjpeg_61x47.jpg", GRAY, 1),
+        ("gray_progressive_q90_cjpeg_61x47.jpg", GRAY, 1),
     ];
     let mut checked = 0;
     for (file, json, components) in cases {
