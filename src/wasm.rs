@@ -236,9 +236,9 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
             type_name(shape)
         )));
     }
-    let threw = |e: String| shape_error(format!("the chunk shape could not be read: {e}"));
+    let unreadable = |e: String| shape_error(format!("the chunk shape could not be read: {e}"));
     let length = crate::js_value::get(shape, &JsValue::from_str("length"))
-        .map_err(threw)?
+        .map_err(unreadable)?
         .as_f64()
         .unwrap_or(0.0);
     if length > f64::from(MAX_SHAPE_LENGTH) {
@@ -252,7 +252,7 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
     for i in 0..length as u32 {
         let v = Reflect::get_u32(shape, i)
             .map_err(crate::js_value::threw)
-            .map_err(threw)?;
+            .map_err(unreadable)?;
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
                 sizes.push(n as u64)
