@@ -1232,7 +1232,6 @@ impl<W: JfifWrite> Encoder<W> {
             }
 
             coded.push(self.tokenize_mcu_row::<OP>(&row, mcu_row, mcu_x, buffer_width, q_tables, &mut scratch, &trellis)?);
-            // The rate model from here on: the code lengths the counts so far would get.
         }
         drop((row, scratch.tokens, scratch.raw));
 
@@ -1256,12 +1255,12 @@ impl<W: JfifWrite> Encoder<W> {
         self.write_token_scan(&coded)
     }
 
-    /// [zarr-jpeg patch] Trellis quantisation's λ and first rate model (`trellis.rs`),
+    /// [zarr-jpeg patch] Trellis quantisation's λ and rate model (`trellis.rs`),
     /// off unless `set_trellis(true)`: λ is `TRELLIS_LAMBDA` times the mean squared AC
     /// quantiser of the first table, one for the whole image (the error of every component
     /// counts alike in PSNR), divided for subsampled components by the pixels each of their
-    /// samples covers (an error there is spread over as many pixels); the rate model starts
-    /// with the current tables' code lengths (Annex K's).
+    /// samples covers (an error there is spread over as many pixels); the rate model is the
+    /// current tables' code lengths (Annex K's) for the whole image.
     #[inline(never)]
     fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> Trellis {
         // (in f64, exact for these integers: a float sum is not vectorised, which keeps
@@ -1314,12 +1313,12 @@ impl<W: JfifWrite> Encoder<W> {
                     && (h_scale > 1 || v_scale > 1);
                 let table = &q_tables[usize::from(component.quantization_table)];
                 let tables = TokenTables::of(component);
+                let block_trellis = trellis.block(component.ac_huffman_table);
                 for dv in 0..v {
                     for dh in 0..h {
                         let bx = (mcu * h + dh) * 8 * h_scale;
                         let by = dv * 8 * v_scale;
-                        let trellis = trellis.block(component.ac_huffman_table);
-                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, trellis);
+                        let block = encode_block::<OP>(&row[i], bx, by, h_scale, v_scale, buffer_width, average, table, block_trellis);
                         let (Some(t), Some(r)) = (window(tokens, 3 * nt), window(raw, nr)) else {
                             return Err(EncodingError::Write("token buffer too small".into()));
                         };
