@@ -29,6 +29,10 @@ options:
   --trellis          rate–distortion-optimised quantisation: fewer bytes at equal
                      PSNR (about 3 % colour, 8 % grayscale on the sample images),
                      encoding 3–4× slower (README "Trellis quantisation")
+  --quant-table T    base quantisation tables that --quality scales: annex-k
+                     (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
+                     watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
+                     fewest bytes at equal PSNR on colour; README "Quantisation tables")
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
                      empty directory) that does not hold the input image
   --quiet            no progress or summary
@@ -48,6 +52,7 @@ const VALUE_OPTIONS = {
   "--name": ["name", "string"],
   "--pixel-size": ["pixelSize", "number"],
   "--unit": ["unit", "string"],
+  "--quant-table": ["quantTable", "string"],
 };
 const FLAGS = {
   "--overwrite": "overwrite",

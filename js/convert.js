@@ -12,7 +12,7 @@
 // so an interrupted or failed conversion never leaves a store that looks complete.
 import fs from "node:fs";
 import path from "node:path";
-import { init, encode, decode, validateConfig } from "./loader.js";
+import { init, encode, decode, validateConfig, QUANT_TABLES } from "./loader.js";
 import { readImageFile, ImageInputError } from "./image-input.js";
 
 /** A conversion the converter refuses (bad option, unusable input, output in the way). */
@@ -53,7 +53,7 @@ function subsamplingName(value) {
  */
 export function resolveOptions(options, channels) {
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "restartIntervals", "trellis", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "overwrite", "onProgress", "onWarning"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -122,8 +122,12 @@ export function resolveOptions(options, channels) {
   if (typeof trellis !== "boolean") {
     throw new ConvertError(`trellis must be true or false, got ${JSON.stringify(trellis)}`);
   }
+  const quantTable = options.quantTable ?? "annex-k";
+  if (!QUANT_TABLES.includes(quantTable)) {
+    throw new ConvertError(`quantTable must be one of ${QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ")}, got ${JSON.stringify(quantTable)}`);
+  }
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions: { restartIntervals, trellis }, components: color === "grayscale" ? 1 : 3 };
+    encodeOptions: { restartIntervals, trellis, quantTable }, components: color === "grayscale" ? 1 : 3 };
 }
 
 // ------------------------------------------------------------------ input
@@ -375,8 +379,8 @@ function checkReplaceable(target, output, input) {
  * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
  * @param output the store directory to create (must not exist unless `overwrite`)
  * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
- *   name, pixelSize, unit, restartIntervals=true, trellis=false (encode()'s options), overwrite (replaces a
- *   Zarr store or an empty directory, never one that holds the input), onProgress(event),
+ *   name, pixelSize, unit, restartIntervals=true, trellis=false, quantTable="annex-k" (encode()'s options),
+ *   overwrite (replaces a Zarr store or an empty directory, never one that holds the input), onProgress(event),
  *   onWarning(message) }`
  * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
  */

@@ -16,6 +16,7 @@ export {
   compiledFullDecoderModule,
   simdSupported,
   usesSimd,
+  QUANT_TABLES,
 } from "./loader.js";
 export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";

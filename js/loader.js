@@ -175,6 +175,9 @@ export function compiledDecoderModule() {
   return decoder.compiled;
 }
 
+/** The encode option quantTable's values, as mozjpeg's -quant-table 0–8 (index.d.ts). */
+export const QUANT_TABLES = Object.freeze(["annex-k", "flat", "ms-ssim", "imagemagick", "psnr-hvs", "klein", "watson", "ahumada", "peterson"]);
+
 /** Validates a jpeg codec configuration; returns its normalised form or throws an Error. */
 export function validateConfig(config) {
   return call(anyLoaded(), "validateConfig", config);
@@ -185,7 +188,8 @@ export function validateConfig(config) {
  * stream. `options.restartIntervals` (default true): restart intervals of 64 rows in chunks
  * taller than that, which this package decodes faster and other decoders about as fast.
  * `options.trellis` (default false): rate–distortion-optimised quantisation, fewer bytes at
- * equal PSNR for a slower encode (README "Trellis quantisation").
+ * equal PSNR for a slower encode (README "Trellis quantisation"). `options.quantTable`
+ * (default "annex-k"): the base quantisation tables, one of QUANT_TABLES.
  */
 export function encode(config, data, shape, options) {
   return call(encoder(), "encode", config, data, shape, options);

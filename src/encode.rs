@@ -11,13 +11,6 @@ use crate::config_value::ConfigValue;
 use crate::error::{CodecError, Int, Result};
 use crate::rewrite;
 
-/// The luminance table of ITU-T T.81 Annex K.1, in natural (row-major) order.
-const ANNEX_K_LUMA: [u16; 64] = [
-    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
-    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113,
-    92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
-];
-
 /// Where the encoder reads a chunk's samples from (C-order uint8, as for [`encode`]): a byte
 /// slice, or storage it cannot borrow as one slice (the wasm boundary's `Uint8Array`). The
 /// encoder copies the rows it needs, a band of whole MCU rows (up to 64 KiB, at least one)
@@ -63,6 +56,9 @@ pub struct EncodeOptions {
     /// (mozjpeg's `quantize_trellis` with flat weights, i.e. tuned for PSNR); fewer bytes at
     /// the same quality setting and at equal PSNR, for a slower encode.
     pub trellis: bool,
+    /// The quantisation tables `quality` scales (IJG scaling, as libjpeg's and mozjpeg's
+    /// `-quant-table`): the Annex K tables by default, or one of mozjpeg's others.
+    pub quant_table: QuantTable,
 }
 
 impl Default for EncodeOptions {
@@ -70,6 +66,61 @@ impl Default for EncodeOptions {
         EncodeOptions {
             restart_intervals: true,
             trellis: false,
+            quant_table: QuantTable::AnnexK,
+        }
+    }
+}
+
+/// Base quantisation tables, mozjpeg's set (its `-quant-table 0`–`8`, the same values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantTable {
+    /// ITU-T T.81 Annex K (libjpeg's, and every encoder's default).
+    AnnexK,
+    /// Every coefficient quantised alike: the fewest bytes at equal PSNR on many images
+    /// (about 11 % on the colour sample, README "Quantisation tables"), since mean squared
+    /// error weighs every frequency alike.
+    Flat,
+    /// mozjpeg's table tuned for MS-SSIM.
+    MsSsim,
+    /// N. Robidoux's table from ImageMagick (mozjpeg's default).
+    ImageMagick,
+    /// mozjpeg's table tuned for PSNR-HVS.
+    PsnrHvs,
+    /// Klein, Silverstein and Carney (1992).
+    Klein,
+    /// Watson, Taylor and Borthwick (1997), tuned on dental X-rays.
+    Watson,
+    /// Ahumada, Watson and Peterson (1993).
+    Ahumada,
+    /// Peterson, Ahumada and Watson (1993).
+    Peterson,
+}
+
+impl QuantTable {
+    /// Every table with its option value, in the order of mozjpeg's `-quant-table` index.
+    pub const ALL: [(&'static str, QuantTable); 9] = [
+        ("annex-k", QuantTable::AnnexK),
+        ("flat", QuantTable::Flat),
+        ("ms-ssim", QuantTable::MsSsim),
+        ("imagemagick", QuantTable::ImageMagick),
+        ("psnr-hvs", QuantTable::PsnrHvs),
+        ("klein", QuantTable::Klein),
+        ("watson", QuantTable::Watson),
+        ("ahumada", QuantTable::Ahumada),
+        ("peterson", QuantTable::Peterson),
+    ];
+
+    fn encoder_type(self) -> QuantizationTableType {
+        match self {
+            QuantTable::AnnexK => QuantizationTableType::Default,
+            QuantTable::Flat => QuantizationTableType::Flat,
+            QuantTable::MsSsim => QuantizationTableType::CustomMsSsim,
+            QuantTable::PsnrHvs => QuantizationTableType::CustomPsnrHvs,
+            QuantTable::ImageMagick => QuantizationTableType::ImageMagick,
+            QuantTable::Klein => QuantizationTableType::KleinSilversteinCarney,
+            QuantTable::Watson => QuantizationTableType::DentalXRays,
+            QuantTable::Ahumada => QuantizationTableType::VisualDetectionModel,
+            QuantTable::Peterson => QuantizationTableType::ImprovedDetectionModel,
         }
     }
 }
@@ -93,6 +144,7 @@ impl EncodeOptions {
             match (name.as_str(), value) {
                 ("restartIntervals", ConfigValue::Bool(on)) => options.restart_intervals = *on,
                 ("trellis", ConfigValue::Bool(on)) => options.trellis = *on,
+                ("quantTable", value) => options.quant_table = parse_quant_table(value)?,
                 (name @ ("restartIntervals" | "trellis"), other) => {
                     return Err(CodecError::config(format!(
                         "the encode option {name} must be true or false, got {}",
@@ -101,7 +153,7 @@ impl EncodeOptions {
                 }
                 (other, _) => {
                     return Err(CodecError::config(format!(
-                        "unknown encode option {} (known: restartIntervals, trellis)",
+                        "unknown encode option {} (known: restartIntervals, trellis, quantTable)",
                         crate::config_value::quote(other)
                     )))
                 }
@@ -109,6 +161,19 @@ impl EncodeOptions {
         }
         Ok(options)
     }
+}
+
+fn parse_quant_table(value: &ConfigValue) -> Result<QuantTable> {
+    if let ConfigValue::String(name) = value {
+        if let Some(&(_, table)) = QuantTable::ALL.iter().find(|(n, _)| n == name) {
+            return Ok(table);
+        }
+    }
+    Err(CodecError::config(format!(
+        "the encode option quantTable must be one of \"annex-k\", \"flat\", \"ms-ssim\", \
+         \"imagemagick\", \"psnr-hvs\", \"klein\", \"watson\", \"ahumada\", \"peterson\", got {}",
+        value.describe()
+    )))
 }
 
 /// Encodes one chunk (C-order uint8 samples of `shape`) as a baseline JPEG stream.
@@ -192,6 +257,8 @@ fn encode_with(
     encoder.set_chroma_subsampling_method(ChromaSubsamplingMethod::Average);
     encoder.set_scalar_reference(scalar);
     encoder.set_trellis(options.trellis);
+    let tables = options.quant_table.encoder_type();
+    encoder.set_quantization_tables(tables.clone(), tables);
 
     let color_type = match (config.decoded_color_space, config.encoded_color_space) {
         (DecodedColorSpace::Grayscale, EncodedColorSpace::Grayscale) => ColorType::Luma,
@@ -200,11 +267,7 @@ fn encode_with(
         (DecodedColorSpace::Rgb, EncodedColorSpace::Rgb) => {
             // Independent channels: one quantisation table for all three (as libjpeg's RGB
             // mode does); passing the samples as "YCbCr" keeps them unconverted.
-            let table = scaled_luma_table(config.quality);
-            encoder.set_quantization_tables(
-                QuantizationTableType::Custom(Box::new(table)),
-                QuantizationTableType::Custom(Box::new(table)),
-            );
+            encoder.set_luma_tables(true);
             ColorType::Ycbcr
         }
         (decoded, encoded) => {
@@ -261,18 +324,6 @@ fn encode_with(
         EncodedColorSpace::Grayscale => rewrite::drop_unused_chroma_table(&stream),
         EncodedColorSpace::Ycbcr => Ok(stream),
     }
-}
-
-/// The Annex K luminance table scaled by `quality` exactly as IJG libjpeg does
-/// (`jpeg_quality_scaling`), limited to 1–255 as baseline JPEG requires.
-pub(crate) fn scaled_luma_table(quality: u8) -> [u16; 64] {
-    let quality = u32::from(quality.clamp(1, 100));
-    let scale = if quality < 50 {
-        5000 / quality
-    } else {
-        200 - quality * 2
-    };
-    ANNEX_K_LUMA.map(|v| ((u32::from(v) * scale + 50) / 100).clamp(1, 255) as u16)
 }
 
 /// The encoder's view of a `SampleSource`: rows of `row_bytes`. The encoder cannot stop on

@@ -40,6 +40,7 @@ pub use config_value::ConfigValue;
 pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes, SampleSink};
 #[cfg(feature = "encoder")]
 pub use encode::{
-    check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, SampleSource,
+    check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,
+    SampleSource,
 };
 pub use error::{CodecError, ErrorKind};

@@ -322,7 +322,8 @@ fn restart_intervals_can_be_left_out() {
         parse(r#"{"trellis": true, "restartIntervals": false}"#).unwrap(),
         EncodeOptions {
             restart_intervals: false,
-            trellis: true
+            trellis: true,
+            ..EncodeOptions::default()
         }
     );
     assert_eq!(
@@ -348,7 +349,7 @@ fn restart_intervals_can_be_left_out() {
         ),
         (
             r#"{"Trellis": true}"#,
-            "unknown encode option \"Trellis\" (known: restartIntervals, trellis)",
+            "unknown encode option \"Trellis\" (known: restartIntervals, trellis, quantTable)",
         ),
         (r#"{"restart": true}"#, "unknown encode option \"restart\""),
         ("[true]", "the encode options must be an object"),

@@ -13,6 +13,7 @@ fn options(trellis: bool, restart_intervals: bool) -> EncodeOptions {
     EncodeOptions {
         restart_intervals,
         trellis,
+        ..EncodeOptions::default()
     }
 }
 
@@ -108,37 +109,6 @@ fn curve(image: &Image, json: &str, trellis: bool) -> Vec<(f64, f64)> {
             )
         })
         .collect()
-}
-
-/// log(bytes) of `curve` at `psnr`, linearly interpolated (None outside it).
-fn log_bytes_at(curve: &[(f64, f64)], psnr: f64) -> Option<f64> {
-    curve.windows(2).find_map(|w| {
-        let ((p0, b0), (p1, b1)) = (w[0], w[1]);
-        (p0 <= psnr && psnr <= p1).then(|| {
-            let t = (psnr - p0) / (p1 - p0);
-            b0.ln() * (1.0 - t) + b1.ln() * t
-        })
-    })
-}
-
-/// Bjøntegaard-delta rate of `b` against `a`, %: the mean of log(bytes) over the PSNR range
-/// both cover (linear interpolation, 400 steps).
-fn bd_rate(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
-    let lo = a[0].0.max(b[0].0);
-    let hi = a[a.len() - 1].0.min(b[b.len() - 1].0);
-    assert!(
-        hi > lo + 1.0,
-        "the curves overlap over {lo:.2}..{hi:.2} dB only"
-    );
-    let n = 400;
-    let mean = (0..=n)
-        .map(|k| {
-            let p = lo + (hi - lo) * f64::from(k) / f64::from(n);
-            log_bytes_at(b, p).unwrap() - log_bytes_at(a, p).unwrap()
-        })
-        .sum::<f64>()
-        / f64::from(n + 1);
-    (mean.exp() - 1.0) * 100.0
 }
 
 /// On the bench's images (ihc 512² 4:2:0, cell grayscale), at q 50–95: trellis writes fewer

@@ -4,7 +4,7 @@
 // shows stored | re-encoded | amplified difference side by side, with bytes, ratio and
 // PSNR, and a rate–distortion chart (bytes vs PSNR across qualities) for the region.
 import * as zarr from "zarrita";
-import { init, encode, decode } from "/dist/index.js";
+import { init, encode, decode, QUANT_TABLES } from "/dist/index.js";
 
 export const SUBSAMPLING = {
   "4:4:4": [[1, 1], [1, 1], [1, 1]],
@@ -61,7 +61,9 @@ export class Inspector {
     this.region = null;
     this.rdToken = 0;
     this.rdCache = new Map();
-    for (const sel of ["#insp-quality", "#insp-color", "#insp-subsampling", "#insp-trellis", "#insp-amp"]) {
+    const tables = this.$("#insp-table");
+    for (const name of QUANT_TABLES) tables.add(new Option(name, name, name === "annex-k", name === "annex-k"));
+    for (const sel of ["#insp-quality", "#insp-color", "#insp-subsampling", "#insp-trellis", "#insp-table", "#insp-amp"]) {
       this.$(sel).addEventListener("input", () => this.update(sel !== "#insp-quality" && sel !== "#insp-amp"));
     }
   }
@@ -77,7 +79,7 @@ export class Inspector {
 
   /** encode()'s options the controls describe. */
   options() {
-    return { trellis: this.$("#insp-trellis").checked };
+    return { trellis: this.$("#insp-trellis").checked, quantTable: this.$("#insp-table").value };
   }
 
   /** Forgets the region (nothing open). */
@@ -216,16 +218,19 @@ export class Inspector {
 
   /**
    * Curves: the controls' colour setting, and for colour data the three usual ones for
-   * comparison; with trellis on, the controls' setting with trellis too (" trellis").
+   * comparison; with other quantisation tables, the controls' setting with them (" flat");
+   * with trellis on, the controls' setting with trellis too (" trellis", " flat trellis").
    */
   #curveSettings() {
     const color = this.$("#insp-color").value;
     const plain = color === "ycbcr" ? `ycbcr ${this.$("#insp-subsampling").value}` : color;
     const names = this.region.C === 3 ? ["ycbcr 4:2:0", "ycbcr 4:4:4", "rgb"] : ["grayscale"];
     if (!names.includes(plain)) names.push(plain);
-    const trellis = this.options().trellis;
-    if (trellis) names.push(`${plain} trellis`);
-    return { names, current: trellis ? `${plain} trellis` : plain };
+    const { trellis, quantTable } = this.options();
+    const tabled = quantTable === "annex-k" ? plain : `${plain} ${quantTable}`;
+    if (tabled !== plain) names.push(tabled);
+    if (trellis) names.push(`${tabled} trellis`);
+    return { names, current: trellis ? `${tabled} trellis` : tabled };
   }
 
   async #rateDistortion() {
@@ -236,7 +241,7 @@ export class Inspector {
       if (this.rdCache.has(key)) continue;
       const [color, ...rest] = name.split(" ");
       const sub = rest.find((word) => word in SUBSAMPLING);
-      const options = { trellis: rest.includes("trellis") };
+      const options = { trellis: rest.includes("trellis"), quantTable: rest.find((word) => QUANT_TABLES.includes(word)) ?? "annex-k" };
       const points = [];
       for (const quality of RD_QUALITIES) {
         await tick();
@@ -286,16 +291,19 @@ export class Inspector {
     parts.push(`<text x="${(W + m.l) / 2}" y="${H - 6}" text-anchor="middle" class="axis">encoded bytes of the region</text>`,
       `<text transform="translate(13 ${(H - m.b + m.t) / 2}) rotate(-90)" text-anchor="middle" class="axis">PSNR (dB)</text>`);
     curves.forEach((c, i) => {
-      const trellis = c.name.endsWith(" trellis");
-      const color = colors[trellis ? c.name.slice(0, -" trellis".length) : c.name] ?? "#c77dff";
+      const words = c.name.split(" ");
+      const trellis = words.includes("trellis");
+      const tabled = words.some((word) => QUANT_TABLES.includes(word));
+      const color = colors[words.filter((w) => w !== "trellis" && !QUANT_TABLES.includes(w)).join(" ")] ?? "#c77dff";
+      const dash = trellis ? ' stroke-dasharray="5 3"' : tabled ? ' stroke-dasharray="1.5 2.5"' : "";
       const pts = c.points.filter((p) => Number.isFinite(p.psnr));
       const width = c.name === current ? 2.5 : 1.2;
-      parts.push(`<polyline points="${pts.map((p) => `${X(p.bytes).toFixed(1)},${Y(p.psnr).toFixed(1)}`).join(" ")}" fill="none" stroke="${color}" stroke-width="${width}"${trellis ? ' stroke-dasharray="5 3"' : ""} opacity="${c.name === current ? 1 : 0.6}"/>`);
+      parts.push(`<polyline points="${pts.map((p) => `${X(p.bytes).toFixed(1)},${Y(p.psnr).toFixed(1)}`).join(" ")}" fill="none" stroke="${color}" stroke-width="${width}"${dash} opacity="${c.name === current ? 1 : 0.6}"/>`);
       for (const p of pts) parts.push(`<circle cx="${X(p.bytes).toFixed(1)}" cy="${Y(p.psnr).toFixed(1)}" r="${c.name === current ? 2.6 : 1.6}" fill="${color}"><title>${c.name}, quality ${p.quality}: ${fmtBytes(p.bytes)}, ${p.psnr.toFixed(2)} dB</title></circle>`);
       parts.push(`<text x="${W - m.r - 6}" y="${H - m.b - 8 - 14 * i}" text-anchor="end" fill="${color}" class="legend">${c.name}${c.name === current ? " (selected)" : ""}</text>`);
     });
     if (here && Number.isFinite(here.psnr)) {
-      parts.push(`<circle id="rd-current" cx="${X(here.bytes).toFixed(1)}" cy="${Y(here.psnr).toFixed(1)}" r="6" fill="none" stroke="#fff" stroke-width="2"><title>current: quality ${here.config.quality}${here.options.trellis ? ", trellis" : ""}, ${fmtBytes(here.bytes)}, ${here.psnr.toFixed(2)} dB</title></circle>`);
+      parts.push(`<circle id="rd-current" cx="${X(here.bytes).toFixed(1)}" cy="${Y(here.psnr).toFixed(1)}" r="6" fill="none" stroke="#fff" stroke-width="2"><title>current: quality ${here.config.quality}${here.options.quantTable !== "annex-k" ? `, ${here.options.quantTable} tables` : ""}${here.options.trellis ? ", trellis" : ""}, ${fmtBytes(here.bytes)}, ${here.psnr.toFixed(2)} dB</title></circle>`);
     }
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.innerHTML = parts.join("");

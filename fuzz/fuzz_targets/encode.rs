@@ -1,5 +1,5 @@
 //! encode: arbitrary shape, configuration, data and encode options (trellis quantisation,
-//! restart intervals). Must never panic; on success the
+//! restart intervals, quantisation tables). Must never panic; on success the
 //! stream must decode back (same configuration and shape) to the right length, and
 //! must be rejected whenever the data length does not fit the shape.
 #![no_main]
@@ -18,7 +18,8 @@ struct Input {
     channels_hint: u8,
     data: Vec<u8>,
     pad_or_cut: i8,
-    /// bit 0: trellis quantisation; bit 1: no restart intervals
+    /// bit 0: trellis quantisation; bit 1: no restart intervals; bits 4–7: the
+    /// quantisation table (of `QuantTable::ALL`, modulo its length)
     options: u8,
 }
 
@@ -41,6 +42,7 @@ fuzz_target!(|input: Input| {
     let options = zarr_jpeg::EncodeOptions {
         trellis: input.options & 1 != 0,
         restart_intervals: input.options & 2 == 0,
+        quant_table: zarr_jpeg::QuantTable::ALL[usize::from(input.options >> 4) % zarr_jpeg::QuantTable::ALL.len()].1,
     };
     match zarr_jpeg::encode_from_with_options(&config, &data.as_slice(), &shape, &options) {
         Ok(stream) => {

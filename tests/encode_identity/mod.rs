@@ -81,6 +81,7 @@ fn trellis_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
                         let options = EncodeOptions {
                             restart_intervals,
                             trellis: true,
+                            ..EncodeOptions::default()
                         };
                         let ours =
                             encode_from_with_options(&config, &data.as_slice(), &shape, &options)

@@ -315,6 +315,7 @@ test("refuses options the spec does not allow, before writing anything", async (
     [rgb, { qualty: 90 }, /unknown option "qualty"/],
     [rgb, { restartIntervals: "no" }, /restartIntervals must be true or false, got "no"/],
     [rgb, { trellis: 1 }, /trellis must be true or false, got 1/],
+    [rgb, { quantTable: "Flat" }, /quantTable must be one of "annex-k", "flat", .*"peterson", got "Flat"/],
     [{ data: new Uint16Array(16), shape: [4, 4] }, {}, /must be a Uint8Array/],
     [{ data: new Uint8Array(10), shape: [4, 4] }, {}, /holds 10 samples but shape \[4,4\] needs 16/],
     [{ data: new Uint8Array(32), shape: [4, 4, 2] }, {}, /channels must be 1/],
@@ -478,4 +479,22 @@ test("trellis: { trellis: true } or --trellis writes smaller chunks (trellis qua
   assert.ok(summary.psnr > 30, `PSNR ${summary.psnr}`);
   assert.equal(parseArgs(["a.png", "b.zarr", "--trellis"]).options.trellis, true);
   assert.equal(parseArgs(["a.png", "b.zarr"]).options.trellis, undefined);
+});
+
+test("quantTable: { quantTable: \"flat\" } or --quant-table flat writes chunks with flat quantisation tables", async () => {
+  const input = { data: grayImage(200, 100), shape: [200, 100] };
+  const dir = out();
+  const summary = await convert(input, dir, { chunk: 128, levels: 1, quality: 90, quantTable: "flat" });
+  assert.ok(summary.psnr > 30, `PSNR ${summary.psnr}`);
+  const files = fs.readdirSync(path.join(dir, "0", "c"), { recursive: true }).map((f) => path.join(dir, "0", "c", String(f))).filter((f) => fs.statSync(f).isFile());
+  assert.ok(files.length > 0);
+  for (const file of files) {
+    const stream = fs.readFileSync(file);
+    const at = stream.indexOf(Buffer.from([0xff, 0xdb]));
+    // one 8-bit table: every step 16 × (200 − 2 × 90) / 100 ≈ 3
+    assert.deepEqual([...stream.subarray(at + 5, at + 69)], new Array(64).fill(3), file);
+  }
+  assert.equal(parseArgs(["a.png", "b.zarr", "--quant-table", "flat"]).options.quantTable, "flat");
+  assert.equal(parseArgs(["a.png", "b.zarr", "--quant-table=ms-ssim"]).options.quantTable, "ms-ssim");
+  assert.equal(parseArgs(["a.png", "b.zarr"]).options.quantTable, undefined);
 });

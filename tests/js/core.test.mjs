@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
-import { init, initFullDecoder, isReady, encode, encodeInto, decode, decodeInto, validateConfig } from "../../dist/index.js";
+import { init, initFullDecoder, isReady, encode, encodeInto, decode, decodeInto, validateConfig, QUANT_TABLES } from "../../dist/index.js";
 import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 
@@ -329,9 +329,78 @@ test("encode option trellis: fewer bytes at a PSNR close to the default's, in ev
   for (const [bad, message] of [
     [{ trellis: "yes" }, /the encode option trellis must be true or false, got "yes"/],
     [{ trellis: 1 }, /the encode option trellis must be true or false, got 1/],
-    [{ Trellis: true }, /unknown encode option "Trellis" \(known: restartIntervals, trellis\)/],
+    [{ Trellis: true }, /unknown encode option "Trellis" \(known: restartIntervals, trellis, quantTable\)/],
   ]) {
     assert.throws(() => encode(config, new Uint8Array(64), [8, 8], bad), (e) => e instanceof Error && e.kind === "InvalidConfiguration" && message.test(e.message), JSON.stringify(bad));
+  }
+});
+
+// The quantisation tables of a stream (DQT segments, 8-bit), by table id, in zig-zag order.
+function dqtTables(stream) {
+  const tables = {};
+  for (let pos = 2; pos + 4 <= stream.length && stream[pos] === 0xff && stream[pos + 1] !== 0xda;) {
+    const length = (stream[pos + 2] << 8) | stream[pos + 3];
+    if (stream[pos + 1] === 0xdb) {
+      for (let at = pos + 4; at < pos + 2 + length; at += 65) tables[stream[at] & 15] = [...stream.subarray(at + 1, at + 65)];
+    }
+    pos += 2 + length;
+  }
+  return tables;
+}
+
+test("encode option quantTable: every table of QUANT_TABLES is accepted, written and decoded by libjpeg-turbo; encodeInto writes the same stream; other values are Errors that list them", async () => {
+  await init();
+  const { djpeg } = await import("./helpers/djpeg.mjs");
+  const fs = await import("node:fs");
+  const os = await import("node:os");
+  const path = await import("node:path");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-qt-"));
+  try {
+    assert.equal(QUANT_TABLES.length, 9);
+    assert.ok(Object.isFrozen(QUANT_TABLES));
+    for (const config of SPEC_EXAMPLES.filter((c) => c.decoded_color_space !== "ycbcr")) {
+      const gray = config.encoded_color_space === "grayscale";
+      const shape = gray ? [120, 90] : [120, 90, 3];
+      const data = gradient(120, 90, gray ? 1 : 3);
+      const before = data.slice();
+      const label = JSON.stringify(config);
+      assert.deepEqual(encode(config, data, shape, { quantTable: "annex-k" }), encode(config, data, shape), `${label}: annex-k is the default`);
+      const seen = new Set();
+      for (const quantTable of QUANT_TABLES) {
+        const options = { quantTable };
+        const stream = encode(config, data, shape, options);
+        assert.deepEqual(options, { quantTable }, "options changed");
+        const tables = dqtTables(stream);
+        seen.add(JSON.stringify(tables));
+        if (quantTable === "flat") {
+          // 16 × (200 − 2 × quality) / 100, rounded, for every coefficient of every table
+          const step = Math.round((16 * (200 - 2 * config.quality)) / 100);
+          for (const t of Object.values(tables)) assert.deepEqual(t, new Array(64).fill(step), `${label} flat`);
+        }
+        const file = path.join(dir, `${quantTable}.jpg`);
+        fs.writeFileSync(file, stream);
+        const reference = djpeg(file);
+        assert.equal(reference.samples.length, data.length, `${label} ${quantTable}`);
+        const p = psnr(data, reference.samples);
+        assert.ok(p > 30, `${label} ${quantTable}: ${p.toFixed(2)} dB on djpeg's decode`);
+        const out = new Uint8Array(64 * 1024);
+        const n = encodeInto(config, data, shape, out, { quantTable, trellis: true });
+        assert.deepEqual(out.subarray(0, n), encode(config, data, shape, { trellis: true, quantTable }), `${label} ${quantTable}: encodeInto`);
+      }
+      assert.equal(seen.size, QUANT_TABLES.length, `${label}: every table writes other tables`);
+      assert.deepEqual(data, before, "input changed");
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const config = { quality: 90, encoded_color_space: "grayscale" };
+  const list = QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ");
+  for (const [bad, got] of [["Flat", '"Flat" (a string)'], [3, "3"], [null, "null"], [["flat"], '["flat"]']]) {
+    assert.throws(
+      () => encode(config, new Uint8Array(64), [8, 8], { quantTable: bad }),
+      (e) => e instanceof Error && e.kind === "InvalidConfiguration" && e.message.includes(`the encode option quantTable must be one of ${list}, got ${got}`),
+      JSON.stringify(bad),
+    );
   }
 });
 

@@ -204,7 +204,7 @@ test("hovering a chunk shows its key, encoded bytes and decode time", async () =
   assert.match(await page.textContent("#chunk-info"), /c\/0\//);
 });
 
-test("the inspector's figures follow quality, colour space, subsampling and trellis; the rate–distortion chart has a curve per setting", async () => {
+test("the inspector's figures follow quality, colour space, subsampling, trellis and tables; the rate–distortion chart has a curve per setting", async () => {
   await page.click("#inspect");
   await page.waitForFunction(() => document.querySelector("#fig-bytes").dataset.value !== undefined);
   await page.waitForFunction(() => document.querySelectorAll("#insp-rd polyline").length >= 3, null, { timeout: 20000 });
@@ -248,6 +248,16 @@ test("the inspector's figures follow quality, colour space, subsampling and trel
   const plain = await toggleTrellis();
   assert.equal(plain.options.trellis, false);
   assert.equal(plain.bytes, gray.bytes, "unchecked: the plain encoding again");
+  // other quantisation tables (encode option quantTable): other bytes, and a dotted curve
+  assert.deepEqual(await page.$$eval("#insp-table option", (os) => os.map((o) => o.value)), ["annex-k", "flat", "ms-ssim", "imagemagick", "psnr-hvs", "klein", "watson", "ahumada", "peterson"]);
+  assert.equal(plain.options.quantTable, "annex-k");
+  const msssim = await set("#insp-table", "ms-ssim");
+  assert.equal(msssim.options.quantTable, "ms-ssim");
+  assert.notEqual(msssim.bytes, gray.bytes);
+  await page.waitForFunction(() => document.querySelectorAll('#insp-rd polyline[stroke-dasharray="1.5 2.5"]').length === 1, null, { timeout: 20000 });
+  assert.match(await page.textContent("#insp-rd"), /grayscale ms-ssim \(selected\)/);
+  const back = await set("#insp-table", "annex-k");
+  assert.equal(back.bytes, gray.bytes, "annex-k: the plain encoding again");
   await page.waitForSelector("#rd-current");
   await shot("inspector");
 });

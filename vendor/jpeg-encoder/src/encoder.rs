@@ -246,6 +246,9 @@ pub struct Encoder<W: JfifWrite> {
 
     // [zarr-jpeg patch] rate–distortion-optimised quantisation (`set_trellis`)
     trellis: bool,
+
+    // [zarr-jpeg patch] the chroma slot's table type gives its luma table (`set_luma_tables`)
+    luma_tables: bool,
 }
 
 impl<W: JfifWrite> Encoder<W> {
@@ -292,6 +295,7 @@ impl<W: JfifWrite> Encoder<W> {
             app_segments: Vec::new(),
             scalar_reference: false,
             trellis: false,
+            luma_tables: false,
         }
     }
 
@@ -344,6 +348,12 @@ impl<W: JfifWrite> Encoder<W> {
         chroma: QuantizationTableType,
     ) {
         self.quantization_tables = [luma, chroma];
+    }
+
+    /// [zarr-jpeg patch] Quantise every component with the luma table of its slot's type
+    /// (unconverted RGB data: three alike channels), without a `Custom` table.
+    pub fn set_luma_tables(&mut self, luma_tables: bool) {
+        self.luma_tables = luma_tables;
     }
 
     /// Get configured quantization tables
@@ -707,7 +717,11 @@ impl<W: JfifWrite> Encoder<W> {
 
         let q_tables = [
             QuantizationTable::new_with_quality(&self.quantization_tables[0], self.quality, true),
-            QuantizationTable::new_with_quality(&self.quantization_tables[1], self.quality, false),
+            QuantizationTable::new_with_quality(
+                &self.quantization_tables[1],
+                self.quality,
+                self.luma_tables,
+            ),
         ];
 
         let jpeg_color_type = image.get_jpeg_color_type();
