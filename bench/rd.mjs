@@ -6,6 +6,10 @@
 // PSNR over the range both curves cover), and trellis against the default at q75 and q90.
 //
 //   node bench/rd.mjs [<dist dir>] [--size N (default 2048)] [--only ihc|cell] [--out FILE] [--md]
+//                     [--tables [a,b,…]]
+//
+// --tables adds our curves with other quantisation tables (the quantTable encode option),
+// each without and with trellis: the ones named, or every table but annex-k (the default).
 //
 // Prerequisites: `npm run build` (or a dist dir), Python 3 with Pillow and numpy.
 import fs from "node:fs";
@@ -20,16 +24,18 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const args = process.argv.slice(2);
 const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
-const valueFlags = new Set(["--size", "--only", "--out"]);
+const valueFlags = new Set(["--size", "--only", "--out", "--tables"]);
 const positional = args.filter((a, i) => !a.startsWith("--") && !valueFlags.has(args[i - 1]));
 const dist = path.resolve(positional[0] ?? path.join(root, "dist"));
 const size = Number(opt("--size", 2048));
 const only = opt("--only", null);
 const asMarkdown = args.includes("--md");
+const tablesArg = args.includes("--tables") ? args[args.indexOf("--tables") + 1] : null;
 const qualities = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
 
 const ours = await import(pathToFileURL(path.join(dist, "index.js")).href);
 await ours.init();
+const tables = tablesArg === null ? [] : !tablesArg || tablesArg.startsWith("--") ? ours.QUANT_TABLES.filter((t) => t !== "annex-k") : tablesArg.split(",");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-rd-"));
 const images = [
   ["ihc", loadPng(path.join(root, "samples/ihc.png"), 3)],
@@ -39,7 +45,7 @@ const results = {};
 try {
   for (const [name, png] of images) {
     const t0 = Date.now();
-    const rd = await rateDistortion(ours, tile(png, size), { dir: path.join(work, name), qualities, label: name });
+    const rd = await rateDistortion(ours, tile(png, size), { dir: path.join(work, name), qualities, label: name, tables });
     results[name] = rd;
     const show = asMarkdown ? md : text;
     console.log(`\n${show(rdTable({ rd }))}\n\n${show(bdTable(rd))}`);

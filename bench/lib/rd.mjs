@@ -19,8 +19,10 @@ export const BD_REFERENCE = "pillow (optimize)";
  * Encodes `img` ({ width, height, channels, data }: 3 channels → `ycbcr` 4:2:0, 1 → grayscale)
  * at each quality with each candidate into `dir`, measures them with bench/rd.py and returns
  * { image, subsampling, psnr, mozjpeg, mozjpegOptions, meta, curves, bdRate, atEqualPsnr }.
+ * `tables` (quantTable values) adds our curves with each, without and with trellis:
+ * "ours (flat)", "ours (flat, trellis)".
  */
-export async function rateDistortion(ours, img, { dir, qualities, label = "ihc" }) {
+export async function rateDistortion(ours, img, { dir, qualities, label = "ihc", tables = [] }) {
   fs.mkdirSync(dir, { recursive: true });
   const gray = img.channels === 1;
   const ref = path.join(dir, gray ? "reference.pgm" : "reference.ppm");
@@ -47,6 +49,12 @@ export async function rateDistortion(ours, img, { dir, qualities, label = "ihc" 
     const cfg = { ...config, quality: q };
     fs.writeFileSync(path.join(dir, `ours_q${pad(q)}.jpg`), ours.encode(cfg, img.data, shape));
     fs.writeFileSync(path.join(dir, `ours (trellis)_q${pad(q)}.jpg`), ours.encode(cfg, img.data, shape, { trellis: true }));
+    for (const quantTable of tables) {
+      for (const trellis of [false, true]) {
+        const name = `ours (${quantTable}${trellis ? ", trellis" : ""})`;
+        fs.writeFileSync(path.join(dir, `${name}_q${pad(q)}.jpg`), ours.encode(cfg, img.data, shape, { trellis, quantTable }));
+      }
+    }
     for (const [name, o] of Object.entries(mozOpts)) {
       const out = await jsqEncode({ data: rgba, width: img.width, height: img.height }, { quality: q, ...o });
       fs.writeFileSync(path.join(dir, `${name}_q${pad(q)}.jpg`), new Uint8Array(out));
