@@ -6,8 +6,10 @@
 // PSNR over the range both curves cover), and trellis against the default at q75 and q90.
 //
 //   node bench/rd.mjs [<dist dir>] [--size N (default 2048)] [--only ihc|cell] [--out FILE] [--md]
-//                     [--tables [a,b,…]]
+//                     [--tables [a,b,…]] [--image FILE[,FILE…]]
 //
+// --image measures your own 8-bit PNGs instead of the samples, each at its own size (unless
+// --size is given): grayscale when every pixel has R = G = B, else ycbcr 4:2:0.
 // --tables adds our curves with other quantisation tables (the quantTable encode option),
 // each without and with trellis: the ones named, or every table but annex-k (the default).
 //
@@ -24,10 +26,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const args = process.argv.slice(2);
 const opt = (f, d) => (args.includes(f) ? args[args.indexOf(f) + 1] : d);
-const valueFlags = new Set(["--size", "--only", "--out", "--tables"]);
+const valueFlags = new Set(["--size", "--only", "--out", "--tables", "--image"]);
 const positional = args.filter((a, i) => !a.startsWith("--") && !valueFlags.has(args[i - 1]));
 const dist = path.resolve(positional[0] ?? path.join(root, "dist"));
-const size = Number(opt("--size", 2048));
+const imageArg = opt("--image", null);
+const size = Number(opt("--size", imageArg ? 0 : 2048)); // 0: each image at its own size
 const only = opt("--only", null);
 const asMarkdown = args.includes("--md");
 const tablesArg = args.includes("--tables") ? args[args.indexOf("--tables") + 1] : null;
@@ -37,15 +40,17 @@ const ours = await import(pathToFileURL(path.join(dist, "index.js")).href);
 await ours.init();
 const tables = tablesArg === null ? [] : !tablesArg || tablesArg.startsWith("--") ? ours.QUANT_TABLES.filter((t) => t !== "annex-k") : tablesArg.split(",");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-rd-"));
-const images = [
-  ["ihc", loadPng(path.join(root, "samples/ihc.png"), 3)],
-  ["cell", loadPng(path.join(root, "samples/cell.png"), 1)],
-].filter(([name]) => !only || name === only);
+const images = imageArg
+  ? imageArg.split(",").map((file) => [path.basename(file, ".png"), ownImage(file)])
+  : [
+      ["ihc", loadPng(path.join(root, "samples/ihc.png"), 3)],
+      ["cell", loadPng(path.join(root, "samples/cell.png"), 1)],
+    ].filter(([name]) => !only || name === only);
 const results = {};
 try {
   for (const [name, png] of images) {
     const t0 = Date.now();
-    const rd = await rateDistortion(ours, tile(png, size), { dir: path.join(work, name), qualities, label: name, tables });
+    const rd = await rateDistortion(ours, size ? tile(png, size) : png, { dir: path.join(work, name), qualities, label: name, tables });
     results[name] = rd;
     const show = asMarkdown ? md : text;
     console.log(`\n${show(rdTable({ rd }))}\n\n${show(bdTable(rd))}`);
@@ -66,3 +71,12 @@ const out = opt("--out", path.join(root, "bench/results/rd.json"));
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), dist, size, results }, null, 1));
 console.log(`wrote ${path.relative(process.cwd(), out)}`);
+
+/** A PNG of the caller's: grayscale (1 channel) when every pixel is gray, else RGB. */
+function ownImage(file) {
+  const rgb = loadPng(file, 3);
+  for (let i = 0; i < rgb.data.length; i += 3) {
+    if (rgb.data[i] !== rgb.data[i + 1] || rgb.data[i] !== rgb.data[i + 2]) return rgb;
+  }
+  return loadPng(file, 1);
+}
