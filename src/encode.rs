@@ -169,6 +169,8 @@ fn parse_quant_table(value: &ConfigValue) -> Result<QuantTable> {
             return Ok(table);
         }
     }
+    // The names as one literal, not joined from `ALL` (a smaller module);
+    // tests/quant_tables.rs checks that the two agree.
     Err(CodecError::config(format!(
         "the encode option quantTable must be one of \"annex-k\", \"flat\", \"ms-ssim\", \
          \"imagemagick\", \"psnr-hvs\", \"klein\", \"watson\", \"ahumada\", \"peterson\", got {}",
