@@ -201,6 +201,10 @@ function candidates(spec, raw, jpeg, plain) {
     // The same encode into one reused buffer (encodeInto): no new array per call.
     "ours (encodeInto)": { run: () => streamBuffer.subarray(0, ours.encodeInto(config, raw, shape, streamBuffer)) },
     "ours (scalar)": { run: () => oursScalar.encode(config, raw, shape) },
+    // The smallest streams at equal PSNR (README "Quantisation tables"): other bytes, so
+    // compare these with mozjpeg (jsquash), which also trades speed for bytes.
+    "ours (trellis)": { run: () => ours.encode(config, raw, shape, { trellis: true }) },
+    "ours (flat, trellis)": { run: () => ours.encode(config, raw, shape, { quantTable: "flat", trellis: true }) },
     cornerstone:
       mode === "rgb"
         ? { unsupported: "the TurboJPEG API cannot write an RGB-colour-space (Adobe transform 0) JPEG" }

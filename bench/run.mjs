@@ -81,6 +81,8 @@ const ENCODERS = [
   "ours",
   "ours (encodeInto)",
   "ours (scalar)",
+  "ours (trellis)",
+  "ours (flat, trellis)",
   "cornerstone",
   "jsquash (defaults)",
   "jsquash (baseline)",
@@ -256,6 +258,8 @@ async function main() {
       encodeIntoVsTjbench: r(c.encode["ours (encodeInto)"], c.encode.tjbench),
       // the same output as ours (optimised Huffman tables), which tjbench cannot ask for
       encodeVsNativeOptimized: r(c.encode.ours, c.encode["libjpeg-turbo (optimized)"]),
+      // the two encoders that trade speed for bytes at equal PSNR (trellis quantisation)
+      flatTrellisVsMozjpegBaseline: r(c.encode["ours (flat, trellis)"], c.encode["jsquash (baseline)"]),
     };
     // each decoder on our stream ÷ on the same stream without restart intervals
     c.restartIntervalEffect = Object.fromEntries(PLAIN_DECODERS.map((d) => [d, r(c.decode[d], c.decode[`${d} (no restarts)`])]));

@@ -10,7 +10,7 @@ function speedTables(results) {
     const ratioCols =
       kind === "decode"
         ? [["÷scalar", "decodeSimdGain"], ["÷cornerstone", "decodeVsCornerstone"], ["÷ImageDecoder", "decodeVsImageDecoder"], ["÷tjbench", "decodeVsTjbench"], [" (decodeInto)÷tjbench", "decodeIntoVsTjbench"]]
-        : [["÷scalar", "encodeSimdGain"], ["÷cornerstone", "encodeVsCornerstone"], ["÷tjbench", "encodeVsTjbench"], [" (encodeInto)÷tjbench", "encodeIntoVsTjbench"], ["÷libjpeg-turbo (optimized)", "encodeVsNativeOptimized"]];
+        : [["÷scalar", "encodeSimdGain"], ["÷cornerstone", "encodeVsCornerstone"], ["÷tjbench", "encodeVsTjbench"], [" (encodeInto)÷tjbench", "encodeIntoVsTjbench"], ["÷libjpeg-turbo (optimized)", "encodeVsNativeOptimized"], [" (flat, trellis)÷jsquash (baseline)", "flatTrellisVsMozjpegBaseline"]];
     const head = [`${kind} MP/s`, ...names, ...ratioCols.map((r) => `ours${r[0]}`)];
     const rows = results.cases.map((c) => [caseLabel(c), ...names.map((n) => cell(c[kind][n])), ...ratioCols.map((r) => ratio(c.ratios[r[1]]))]);
     out.push({ head, rows });
