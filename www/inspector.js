@@ -54,6 +54,18 @@ const fmtBytes = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} MB` : n >= 1e3 ? `$
 const fmtDb = (v) => (Number.isFinite(v) ? `${v.toFixed(2)} dB` : "∞ (identical)");
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/**
+ * A curve's name ("ycbcr 4:2:0 flat trellis") as its parts: the colour setting ("ycbcr
+ * 4:2:0", which picks its colour), and encode()'s options.
+ */
+function curveParts(name) {
+  const words = name.split(" ");
+  const quantTable = words.find((word) => QUANT_TABLES.includes(word)) ?? "annex-k";
+  const trellis = words.includes("trellis");
+  const setting = words.filter((word) => word !== "trellis" && !QUANT_TABLES.includes(word)).join(" ");
+  return { setting, options: { trellis, quantTable } };
+}
+
 export class Inspector {
   constructor(root) {
     this.root = root;
@@ -239,9 +251,8 @@ export class Inspector {
     for (const name of names) {
       const key = `${this.region.id}|${name}`;
       if (this.rdCache.has(key)) continue;
-      const [color, ...rest] = name.split(" ");
-      const sub = rest.find((word) => word in SUBSAMPLING);
-      const options = { trellis: rest.includes("trellis"), quantTable: rest.find((word) => QUANT_TABLES.includes(word)) ?? "annex-k" };
+      const { setting, options } = curveParts(name);
+      const [color, sub] = setting.split(" ");
       const points = [];
       for (const quality of RD_QUALITIES) {
         await tick();
@@ -291,11 +302,10 @@ export class Inspector {
     parts.push(`<text x="${(W + m.l) / 2}" y="${H - 6}" text-anchor="middle" class="axis">encoded bytes of the region</text>`,
       `<text transform="translate(13 ${(H - m.b + m.t) / 2}) rotate(-90)" text-anchor="middle" class="axis">PSNR (dB)</text>`);
     curves.forEach((c, i) => {
-      const words = c.name.split(" ");
-      const trellis = words.includes("trellis");
-      const tabled = words.some((word) => QUANT_TABLES.includes(word));
-      const color = colors[words.filter((w) => w !== "trellis" && !QUANT_TABLES.includes(w)).join(" ")] ?? "#c77dff";
-      const dash = trellis ? ' stroke-dasharray="5 3"' : tabled ? ' stroke-dasharray="1.5 2.5"' : "";
+      const { setting, options } = curveParts(c.name);
+      const color = colors[setting] ?? "#c77dff";
+      // trellis dashed, other tables dotted
+      const dash = options.trellis ? ' stroke-dasharray="5 3"' : options.quantTable !== "annex-k" ? ' stroke-dasharray="1.5 2.5"' : "";
       const pts = c.points.filter((p) => Number.isFinite(p.psnr));
       const width = c.name === current ? 2.5 : 1.2;
       parts.push(`<polyline points="${pts.map((p) => `${X(p.bytes).toFixed(1)},${Y(p.psnr).toFixed(1)}`).join(" ")}" fill="none" stroke="${color}" stroke-width="${width}"${dash} opacity="${c.name === current ? 1 : 0.6}"/>`);
