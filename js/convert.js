@@ -549,6 +549,7 @@ export async function convert(input, output, options = {}) {
     name,
     inputShape: image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width],
     config: plan.config,
+    encodeOptions: plan.encodeOptions,
     channelAxis: plan.components === 3 ? plan.channelAxis : null,
     levels: summaryLevels,
     chunks: chunksDone,
@@ -567,7 +568,11 @@ export async function convert(input, output, options = {}) {
 export function formatSummary(summary) {
   const mb = (n) => (n / 1e6).toFixed(2) + " MB";
   const c = summary.config;
-  const codec = `jpeg quality ${c.quality}, ${c.encoded_color_space}${c.subsampling ? " " + subsamplingName(c.subsampling) : ""}`;
+  const o = summary.encodeOptions ?? {};
+  const codec = `jpeg quality ${c.quality}, ${c.encoded_color_space}${c.subsampling ? " " + subsamplingName(c.subsampling) : ""}` +
+    (o.quantTable && o.quantTable !== "annex-k" ? `, ${o.quantTable} quantisation tables` : "") +
+    (o.trellis ? ", trellis quantisation" : "") +
+    (o.restartIntervals === false ? ", no restart intervals" : "");
   const lines = [
     `wrote ${summary.output} in ${summary.seconds.toFixed(2)} s`,
     `  image ${summary.inputShape.join("×")} → ${summary.levels.length} level(s), ${summary.chunks} chunks, ${codec}`,

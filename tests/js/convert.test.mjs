@@ -17,7 +17,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import { PNG } from "pngjs";
 import jpegJs from "jpeg-js";
 import { init, decode, register, checkDataset, formatReport } from "../../dist/index.js";
-import { convert, downsample2x, crc32c, ConvertError, levelCount } from "../../dist/convert.js";
+import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary } from "../../dist/convert.js";
 import { parseArgs } from "../../dist/convert-cli.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 
@@ -484,8 +484,10 @@ test("trellis: { trellis: true } or --trellis writes smaller chunks (trellis qua
 test("quantTable: { quantTable: \"flat\" } or --quant-table flat writes chunks with flat quantisation tables", async () => {
   const input = { data: grayImage(200, 100), shape: [200, 100] };
   const dir = out();
-  const summary = await convert(input, dir, { chunk: 128, levels: 1, quality: 90, quantTable: "flat" });
+  const summary = await convert(input, dir, { chunk: 128, levels: 1, quality: 90, quantTable: "flat", trellis: true });
   assert.ok(summary.psnr > 30, `PSNR ${summary.psnr}`);
+  assert.deepEqual(summary.encodeOptions, { restartIntervals: true, trellis: true, quantTable: "flat" });
+  assert.match(formatSummary(summary), /jpeg quality 90, grayscale, flat quantisation tables, trellis quantisation\n/);
   const files = fs.readdirSync(path.join(dir, "0", "c"), { recursive: true }).map((f) => path.join(dir, "0", "c", String(f))).filter((f) => fs.statSync(f).isFile());
   assert.ok(files.length > 0);
   for (const file of files) {
