@@ -185,7 +185,7 @@ test("Zarr v2 with imagecodecs' compressor {id: 'imagecodecs_jpeg', …} opens a
   }
 });
 
-test("register(registry, { encodeOptions }) passes encode()'s options to every chunk the jpeg codec writes", async () => {
+test("register(registry, { encodeOptions }) passes encode()'s options (restartIntervals, trellis, quantTable) to every chunk the jpeg codec writes", async () => {
   const config = { quality: 90, encoded_color_space: "grayscale" };
   const write = async (data = image(200, 40, 1)) => {
     const store = new Map();
@@ -216,6 +216,17 @@ test("register(registry, { encodeOptions }) passes encode()'s options to every c
     const plain = await write(textured);
     assert.ok(small.length < plain.length, `{ trellis: true }: ${small.length} ≥ ${plain.length} bytes`);
     assert.equal(hasDri(small), true);
+  } finally {
+    zarr.registry.set("jpeg", saved);
+  }
+  // other quantisation tables: the stream's DQT is the flat table (16 × (200 − 2 × 90) / 100 ≈ 3)
+  const flat = new Map(zarr.registry);
+  register(flat, { encodeOptions: { quantTable: "flat" } });
+  try {
+    zarr.registry.set("jpeg", flat.get("jpeg"));
+    const stream = await write(textured);
+    const at = stream.findIndex((b, i) => b === 0xff && stream[i + 1] === 0xdb);
+    assert.deepEqual([...stream.subarray(at + 5, at + 69)], new Array(64).fill(3), "{ quantTable: \"flat\" }");
   } finally {
     zarr.registry.set("jpeg", saved);
   }
