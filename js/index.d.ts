@@ -101,8 +101,9 @@ export interface EncodeOptions {
    * The base quantisation tables that `quality` scales, as IJG libjpeg scales them (default
    * "annex-k", ITU-T T.81 Annex K, every libjpeg's). The others are mozjpeg's set, in the
    * order of its `-quant-table` 0–8: "flat" quantises every frequency alike, which gives the
-   * fewest bytes at equal PSNR on the colour sample (about 11 % fewer; 13 % with trellis);
-   * "ms-ssim" (tuned for MS-SSIM) the fewest with trellis on the grayscale one; "imagemagick"
+   * fewest bytes at equal PSNR on the colour sample (about 11 % fewer; 16 % with trellis);
+   * "ms-ssim" (tuned for MS-SSIM) and "peterson" about 10 % fewer with trellis on the
+   * grayscale one; "imagemagick"
    * (N. Robidoux's, mozjpeg's default); "psnr-hvs"; "klein", "watson", "ahumada" and
    * "peterson" from the papers mozjpeg names. README "Quantisation tables" has the figures.
    * The same `quality` gives another size and PSNR with each table.

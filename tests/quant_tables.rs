@@ -217,16 +217,19 @@ fn curve(image: &Image, json: &str, options: &EncodeOptions) -> Vec<(f64, f64)> 
 /// The reason to offer the tables: on the bench's images, mean squared error rewards other
 /// tables than Annex K's. At equal PSNR (BD-rate against the default tables), the flat
 /// table writes fewer bytes on the colour sample (ihc, 4:2:0), MS-SSIM's on the grayscale
-/// one (cell), and trellis quantisation adds to each table's gain.
+/// one (cell), and trellis quantisation adds to each table's gain: beyond 14.5 % and 9 %
+/// with the λ that follows the harmonic mean of flat tables' steps (`TRELLIS_HARMONIC`,
+/// vendor/PATCHES.md section 9; λ from the mean square alone gave 13.0 % on ihc).
 #[test]
 fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
-    for (name, image, json, table, min_gain) in [
+    for (name, image, json, table, min_gain, min_gain_trellis) in [
         (
             "ihc 4:2:0",
             ihc(),
             r#"{"quality": QQ, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
             "flat",
             6.0,
+            14.5,
         ),
         (
             "cell gray",
@@ -234,6 +237,7 @@ fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
             r#"{"quality": QQ, "encoded_color_space": "grayscale"}"#,
             "ms-ssim",
             2.0,
+            9.0,
         ),
     ] {
         let default = curve(&image, json, &EncodeOptions::default());
@@ -243,7 +247,7 @@ fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
         println!("{name}: BD-rate against annex-k: {table} {bd:.2} %, {table} with trellis {bd_both:.2} %");
         assert!(bd < -min_gain, "{name}: {table} {bd:.2} %");
         assert!(
-            bd_both < bd - 1.0,
+            bd_both < bd - 1.0 && bd_both < -min_gain_trellis,
             "{name}: {table} with trellis {bd_both:.2} %, without {bd:.2} %"
         );
     }

@@ -1270,21 +1270,23 @@ impl<W: JfifWrite> Encoder<W> {
     }
 
     /// [zarr-jpeg patch] Trellis quantisation's λ and rate model (`trellis.rs`),
-    /// off unless `set_trellis(true)`: λ is `TRELLIS_LAMBDA` times the mean squared AC
-    /// quantiser of the first table, one for the whole image (the error of every component
-    /// counts alike in PSNR), divided for subsampled components by the pixels each of their
-    /// samples covers (an error there is spread over as many pixels); the rate model is the
-    /// current tables' code lengths (Annex K's) for the whole image.
+    /// off unless `set_trellis(true)`: λ is `TRELLIS_LAMBDA` times a squared AC quantiser
+    /// of the first table (see `TRELLIS_HARMONIC`), one for the whole image (the error of
+    /// every component counts alike in PSNR), divided for subsampled components by the
+    /// pixels each of their samples covers (an error there is spread over as many pixels);
+    /// the rate model is the current tables' code lengths (Annex K's) for the whole image.
     #[inline(never)]
     fn trellis_state(&self, q_tables: &[QuantizationTable; 2], max_h: usize, max_v: usize) -> Trellis {
-        // (in f64, exact for these integers: a float sum is not vectorised, which keeps
-        // this set-up code small)
-        let mut sum = 0.0;
+        // (in f64: a float sum is not vectorised, which keeps this set-up code small)
+        let (mut squares, mut inverses) = (0.0, 0.0);
         for i in 1..64 {
             let step = f64::from(q_tables[0].step(i));
-            sum += step * step;
+            squares += step * step;
+            inverses += 1.0 / step;
         }
-        let lambda_base = sum / 63.0 * TRELLIS_LAMBDA;
+        let harmonic = 63.0 / inverses;
+        let squared = (squares / 63.0).max(TRELLIS_HARMONIC * harmonic * harmonic);
+        let lambda_base = squared * TRELLIS_LAMBDA;
         // λ per AC table, from the first component coded with it
         let mut lambda = [0i64; 2];
         for c in self.components.iter().rev() {
@@ -1740,6 +1742,15 @@ pub(crate) type BlockTrellis<'a> = Option<&'a trellis::Costs>;
 /// squared AC quantiser (both scaled by 8 as the FDCT is; chosen by measurement, PATCHES.md
 /// section 9).
 const TRELLIS_LAMBDA: f64 = 0.007;
+
+/// [zarr-jpeg patch] The squared AC quantiser λ scales is the larger of the mean squared
+/// step and this times the squared harmonic mean of the steps (the ratio of the two for the
+/// Annex K tables, 3.90–4.10 across qualities, so their λ is the one chosen by measurement).
+/// The mean square follows a table's largest steps, the harmonic mean its smallest: tables
+/// with flat or slowly growing steps (`Flat`, mozjpeg's MS-SSIM, Ahumada, Peterson) get a
+/// larger λ than their mean square gives, which measured better on every sample image
+/// (PATCHES.md section 9); tables with steep high-frequency steps keep the mean square.
+const TRELLIS_HARMONIC: f64 = 3.95;
 
 /// [zarr-jpeg patch] Scratch space of `tokenize_mcu_row`, and what carries over from
 /// one MCU row to the next.
