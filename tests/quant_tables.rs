@@ -197,23 +197,6 @@ fn streams_carry_mozjpeg_tables_scaled_as_libjpeg_scales_them() {
     }
 }
 
-/// q 50–95 in steps of 5: (PSNR on djpeg's decode, bytes).
-fn curve(image: &Image, json: &str, options: &EncodeOptions) -> Vec<(f64, f64)> {
-    (50..=95)
-        .step_by(5)
-        .map(|q| {
-            let cfg = config(&json.replace("QQ", &q.to_string()));
-            let stream =
-                encode_from_with_options(&cfg, &image.samples.as_slice(), &image.shape(), options)
-                    .unwrap();
-            (
-                psnr(&image.samples, &djpeg(&stream).samples),
-                stream.len() as f64,
-            )
-        })
-        .collect()
-}
-
 /// The reason to offer the tables: on the bench's images, mean squared error rewards other
 /// tables than Annex K's. At equal PSNR (BD-rate against the default tables), the flat
 /// table writes fewer bytes on the colour sample (ihc, 4:2:0), MS-SSIM's on the grayscale
@@ -240,9 +223,9 @@ fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
             9.0,
         ),
     ] {
-        let default = curve(&image, json, &EncodeOptions::default());
-        let other = curve(&image, json, &with_table(table, false));
-        let both = curve(&image, json, &with_table(table, true));
+        let default = rd_curve(&image, json, &EncodeOptions::default());
+        let other = rd_curve(&image, json, &with_table(table, false));
+        let both = rd_curve(&image, json, &with_table(table, true));
         let (bd, bd_both) = (bd_rate(&default, &other), bd_rate(&default, &both));
         println!("{name}: BD-rate against annex-k: {table} {bd:.2} %, {table} with trellis {bd_both:.2} %");
         assert!(bd < -min_gain, "{name}: {table} {bd:.2} %");

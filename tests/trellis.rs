@@ -96,21 +96,6 @@ fn libjpeg_turbo_decodes_trellis_streams_of_every_mode() {
     }
 }
 
-/// q 50–95 in steps of 5: (PSNR on djpeg's decode, bytes).
-fn curve(image: &Image, json: &str, trellis: bool) -> Vec<(f64, f64)> {
-    (50..=95)
-        .step_by(5)
-        .map(|q| {
-            let cfg = config(&json.replace("QQ", &q.to_string()));
-            let stream = encode_opt(&cfg, image, &options(trellis, true));
-            (
-                psnr(&image.samples, &djpeg(&stream).samples),
-                stream.len() as f64,
-            )
-        })
-        .collect()
-}
-
 /// On the bench's images (ihc 512² 4:2:0, cell grayscale), at q 50–95: trellis writes fewer
 /// bytes than the default at every quality, and fewer at equal PSNR — each trellis point
 /// lies below the default curve (interpolated at its PSNR) and the BD-rate is negative by a
@@ -137,8 +122,8 @@ fn trellis_gains_at_equal_psnr_on_the_sample_images() {
             5.0,
         ),
     ] {
-        let plain = curve(&image, json, false);
-        let trellis = curve(&image, json, true);
+        let plain = rd_curve(&image, json, &options(false, true));
+        let trellis = rd_curve(&image, json, &options(true, true));
         for (q, (p, t)) in (50..=95).step_by(5).zip(plain.iter().zip(&trellis)) {
             assert!(t.1 < p.1, "{name} q{q}: {} ≥ {} bytes", t.1, p.1);
             if let Some(at) = log_bytes_at(&plain, t.0) {

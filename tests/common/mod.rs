@@ -568,6 +568,30 @@ pub const FIXTURES: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// A rate–distortion curve of `image` encoded with `options` at q 50–95 in steps of 5
+/// (`json` holds the configuration with `QQ` for the quality): (PSNR on djpeg's decode,
+/// bytes) per quality.
+#[cfg(feature = "encoder")]
+pub fn rd_curve(image: &Image, json: &str, options: &zarr_jpeg::EncodeOptions) -> Vec<(f64, f64)> {
+    (50..=95)
+        .step_by(5)
+        .map(|q| {
+            let cfg = config(&json.replace("QQ", &q.to_string()));
+            let stream = zarr_jpeg::encode_from_with_options(
+                &cfg,
+                &image.samples.as_slice(),
+                &image.shape(),
+                options,
+            )
+            .unwrap();
+            (
+                psnr(&image.samples, &djpeg(&stream).samples),
+                stream.len() as f64,
+            )
+        })
+        .collect()
+}
+
 /// log(bytes) of a rate–distortion `curve` ((PSNR, bytes), sorted by PSNR) at `psnr`,
 /// linearly interpolated (None outside it).
 pub fn log_bytes_at(curve: &[(f64, f64)], psnr: f64) -> Option<f64> {

@@ -12,6 +12,7 @@ use zarr_jpeg::encode::{
     encode, encode_from_with_options, encode_scalar_reference,
     encode_scalar_reference_with_options, EncodeOptions, QuantTable,
 };
+use zarr_jpeg::JpegConfig;
 
 fn modes() -> Vec<(String, usize)> {
     let mut modes = Vec::new();
@@ -28,6 +29,24 @@ fn modes() -> Vec<(String, usize)> {
     modes.push((r#""encoded_color_space": "rgb""#.to_string(), 3));
     modes.push((r#""encoded_color_space": "grayscale""#.to_string(), 1));
     modes
+}
+
+/// Encodes with the SIMD kernels and with the scalar reference and asserts the same bytes;
+/// `what` names the case in the failure message.
+fn assert_simd_matches_scalar(
+    config: &JpegConfig,
+    data: &[u8],
+    shape: &[u64],
+    options: &EncodeOptions,
+    what: impl FnOnce() -> String,
+) {
+    let ours = encode_from_with_options(config, &data, shape, options).unwrap();
+    let reference = encode_scalar_reference_with_options(config, data, shape, options).unwrap();
+    assert!(
+        ours == reference,
+        "{}: SIMD and scalar streams differ",
+        what()
+    );
 }
 
 #[wasm_bindgen_test]
@@ -83,16 +102,9 @@ fn trellis_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
                             trellis: true,
                             ..EncodeOptions::default()
                         };
-                        let ours =
-                            encode_from_with_options(&config, &data.as_slice(), &shape, &options)
-                                .unwrap();
-                        let reference =
-                            encode_scalar_reference_with_options(&config, &data, &shape, &options)
-                                .unwrap();
-                        assert!(
-                            ours == reference,
-                            "{mode} q{quality} {height}x{width} pattern {pattern} restarts {restart_intervals}: SIMD and scalar trellis streams differ"
-                        );
+                        assert_simd_matches_scalar(&config, &data, &shape, &options, || {
+                            format!("trellis {mode} q{quality} {height}x{width} pattern {pattern} restarts {restart_intervals}")
+                        });
                         cases += 1;
                     }
                 }
@@ -120,16 +132,9 @@ fn every_quantisation_table_writes_the_same_bytes_with_simd_kernels_as_with_the_
                             quant_table,
                             ..EncodeOptions::default()
                         };
-                        let ours =
-                            encode_from_with_options(&config, &data.as_slice(), &shape, &options)
-                                .unwrap();
-                        let reference =
-                            encode_scalar_reference_with_options(&config, &data, &shape, &options)
-                                .unwrap();
-                        assert!(
-                            ours == reference,
-                            "{quant_table:?} {mode} q{quality} pattern {pattern} trellis {trellis}: SIMD and scalar streams differ"
-                        );
+                        assert_simd_matches_scalar(&config, &data, &shape, &options, || {
+                            format!("{quant_table:?} {mode} q{quality} pattern {pattern} trellis {trellis}")
+                        });
                         cases += 1;
                     }
                 }
