@@ -13,7 +13,7 @@ function reshapeError(message) {
   return error;
 }
 
-const product = (values) => values.reduce((a, b) => a * b, 1);
+export const product = (values) => values.reduce((a, b) => a * b, 1);
 
 /** C-order (row-major) strides of `shape`. */
 export function contiguousStrides(shape) {

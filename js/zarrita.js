@@ -1,7 +1,7 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
-import { ReshapeCodec, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
+import { ReshapeCodec, codecPosition, contiguousData, layoutAt, product, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
 
@@ -70,7 +70,7 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
         throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${got}`);
       }
       // (contiguousData() would take the first samples of a longer array without a word)
-      const size = this.#layout.shape.reduce((a, b) => a * b, 1);
+      const size = product(this.#layout.shape);
       if (chunk.data.length !== size) {
         throw codecError(
           "InvalidData",
