@@ -55,17 +55,11 @@ fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue
         return Ok(ConfigValue::String(s));
     }
     if Array::is_array(value) {
-        let length = get(value, &JsValue::from_str("length"))?
-            .as_f64()
-            .unwrap_or(0.0) as u32;
+        let length = array_length(value)? as u32;
         let mut items = Vec::new();
         // (each item takes one value from `budget`: a long array ends with its error)
         for i in 0..length {
-            items.push(read(
-                &Reflect::get_u32(value, i).map_err(threw)?,
-                depth + 1,
-                budget,
-            )?);
+            items.push(read(&array_item(value, i)?, depth + 1, budget)?);
         }
         return Ok(ConfigValue::Array(items));
     }
@@ -174,12 +168,25 @@ fn is_iterable(value: &JsValue) -> Result<bool, String> {
     Ok(!get(value, &js_sys::Symbol::iterator().into())?.is_undefined())
 }
 
-pub(crate) fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
+fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
     Reflect::get(target, key).map_err(threw)
 }
 
+/// An array's `length` (0 if it is not a number), read through `Reflect`: a getter or
+/// Proxy trap that throws is an error, not an exception unwinding through wasm frames.
+pub(crate) fn array_length(array: &JsValue) -> Result<f64, String> {
+    Ok(get(array, &JsValue::from_str("length"))?
+        .as_f64()
+        .unwrap_or(0.0))
+}
+
+/// Item `i` of an array, read through `Reflect` as [`array_length`] is.
+pub(crate) fn array_item(array: &JsValue, i: u32) -> Result<JsValue, String> {
+    Reflect::get_u32(array, i).map_err(threw)
+}
+
 /// A getter or Proxy trap threw while the configuration was read.
-pub(crate) fn threw(error: JsValue) -> String {
+fn threw(error: JsValue) -> String {
     let message = error
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))

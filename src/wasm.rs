@@ -237,10 +237,7 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
         )));
     }
     let unreadable = |e: String| shape_error(format!("the chunk shape could not be read: {e}"));
-    let length = crate::js_value::get(shape, &JsValue::from_str("length"))
-        .map_err(unreadable)?
-        .as_f64()
-        .unwrap_or(0.0);
+    let length = crate::js_value::array_length(shape).map_err(unreadable)?;
     if length > f64::from(MAX_SHAPE_LENGTH) {
         return Err(shape_error(format!(
             "the chunk shape has {} dimensions; the jpeg codec accepts 2-D or 3-D chunks",
@@ -250,9 +247,7 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
     // A loop rather than `collect::<Result<_>>()`, whose adapter costs ~0.7 KB of wasm.
     let mut sizes = Vec::new();
     for i in 0..length as u32 {
-        let v = Reflect::get_u32(shape, i)
-            .map_err(crate::js_value::threw)
-            .map_err(unreadable)?;
+        let v = crate::js_value::array_item(shape, i).map_err(unreadable)?;
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
                 sizes.push(n as u64)
