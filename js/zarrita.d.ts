@@ -19,7 +19,10 @@ export interface RegisterOptions {
   workers?: number;
   /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
   workerUrl?: string | URL;
-  /** How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }` or `{ trellis: true }`. */
+  /**
+   * How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }`
+   * or `{ trellis: true }`. Checked by register() itself, which throws what encode() would.
+   */
   encodeOptions?: EncodeOptions;
 }
 

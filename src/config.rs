@@ -114,18 +114,19 @@ const MEMBER_LIST: &str = "quality, encoded_color_space, decoded_color_space, su
 /// Parsing never applies it: `quality` is required.
 pub const DEFAULT_QUALITY: u8 = 95;
 
+/// The error for a configuration that is not an object; `got` says what it is.
+pub fn not_an_object(got: &str) -> CodecError {
+    CodecError::config(format!(
+        "the configuration must be an object with members {MEMBER_LIST}, got {got}"
+    ))
+}
+
 impl JpegConfig {
     /// Parses and validates a configuration object (the codec's `configuration` member).
     pub fn parse(value: &ConfigValue) -> Result<JpegConfig> {
         let members = match value {
             ConfigValue::Object(members) => members,
-            other => {
-                return Err(CodecError::config(format!(
-                    "the configuration must be an object with members {}, got {}",
-                    MEMBER_LIST,
-                    other.describe()
-                )))
-            }
+            other => return Err(not_an_object(&other.describe())),
         };
         for (i, (key, _)) in members.iter().enumerate() {
             if !MEMBERS.contains(&key.as_str()) {

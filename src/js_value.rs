@@ -13,7 +13,8 @@ use crate::ConfigValue;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
 /// 64 bits, a string, an array, or a plain object (its own enumerable string keys, in
-/// order). Anything else (functions, symbols, Maps, Sets, typed arrays, other iterables)
+/// order; a member whose value is `undefined` is left out, as `JSON.stringify` leaves it,
+/// so `{ trellis: options.trellis }` means the default when it is unset). Anything else (functions, symbols, Maps, Sets, typed arrays, other iterables)
 /// is refused with its type named.
 ///
 /// At most [`MAX_VALUES`] values are read, whatever the arrays' `length`s claim.
@@ -81,7 +82,11 @@ fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue
             {
                 continue;
             }
-            let member = read(&get(value, &key)?, depth + 1, budget);
+            let member = get(value, &key)?;
+            if member.is_undefined() {
+                continue;
+            }
+            let member = read(&member, depth + 1, budget);
             // Name the top-level member (deeper paths would repeat 32 names for the depth error).
             let member = if depth == 0 {
                 member.map_err(|e| format!("member {}: {e}", crate::config_value::quote(&name)))?

@@ -200,6 +200,10 @@ pub fn decode_into(
 }
 
 fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
+    // (to_config_value reads a top-level undefined as null, which the message would name)
+    if config.is_undefined() {
+        return Err(codec_error(crate::config::not_an_object("undefined")));
+    }
     let value = to_config_value(&config).map_err(|e| {
         codec_error(CodecError::config(format!(
             "the configuration is not a JSON-like object: {e}"

@@ -196,6 +196,29 @@ test("configuration values that are not JSON-like are refused with their type an
   const hidden = Object.defineProperty({ ...gray }, "hidden", { value: new Set(), enumerable: false });
   hidden[Symbol("s")] = 1;
   assert.deepEqual(validateConfig(hidden), { ...gray, decoded_color_space: "grayscale" });
+  // A member whose value is undefined is absent, as JSON.stringify leaves it out; an array
+  // item that is undefined is null, as JSON.stringify writes it.
+  const ycbcr = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+  assert.deepEqual(validateConfig({ ...gray, decoded_color_space: undefined, subsampling: undefined }), { ...gray, decoded_color_space: "grayscale" });
+  assert.deepEqual(validateConfig({ ...ycbcr, decoded_color_space: undefined }), JSON.parse(JSON.stringify(validateConfig(ycbcr))));
+  assert.throws(() => validateConfig({ ...ycbcr, subsampling: undefined }), (e) => e.kind === "InvalidConfiguration" && /subsampling is required/.test(e.message));
+  assert.throws(() => validateConfig({ ...ycbcr, subsampling: [[2, 2], undefined, [1, 1]] }), (e) => /subsampling\[1\] must be .* got null$/.test(e.message));
+  assert.throws(() => validateConfig({ ...gray, quality: undefined }), (e) => /quality is required/.test(e.message));
+  // A missing configuration is named as undefined, not as the null JSON would make of it.
+  assert.throws(() => validateConfig(undefined), (e) => e.kind === "InvalidConfiguration" && /must be an object with members .*, got undefined$/.test(e.message));
+  assert.throws(() => validateConfig(null), (e) => /, got null$/.test(e.message));
+});
+
+test("encode options whose value is undefined take their defaults, as if left out", async () => {
+  await init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const data = gradient(200, 40, 1);
+  const reference = encode(gray, data, [200, 40]);
+  // e.g. { trellis: options.trellis } from a caller whose own options leave it unset
+  const unset = encode(gray, data, [200, 40], { restartIntervals: undefined, trellis: undefined, quantTable: undefined });
+  assert.deepEqual(unset, reference);
+  assert.deepEqual(encode(gray, data, [200, 40], { trellis: undefined, quantTable: "flat" }), encode(gray, data, [200, 40], { quantTable: "flat" }));
+  assert.throws(() => encode(gray, data, [200, 40], { trellis: null }), (e) => /trellis must be true or false, got null/.test(e.message));
 });
 
 test("encode reads the caller's array in place, band by band: a view into a larger buffer gives a copy's stream and stays untouched", async () => {

@@ -232,6 +232,44 @@ test("register(registry, { encodeOptions }) passes encode()'s options (restartIn
   }
 });
 
+test("register() refuses encodeOptions that encode() would refuse, in encode()'s words, before any chunk is written", async () => {
+  await api.init();
+  const gray = { quality: 90, encoded_color_space: "grayscale" };
+  const data = new Uint8Array(64);
+  const encodeMessage = (options) => {
+    try {
+      api.encode(gray, data, [8, 8], options);
+    } catch (error) {
+      return error.message.replace("jpeg: invalid configuration: ", "");
+    }
+    return null;
+  };
+  // The same words as encode()'s message: the two checks cannot drift apart unnoticed.
+  const same = [5, "flat", true, { trellis: 1 }, { trellis: "yes" }, { trellis: null }, { restartIntervals: 0 },
+    { quantTable: "flatt" }, { quantTable: 3 }, { quantTable: null }, { quantTable: "Flat" }, { trelis: true }, { restartIntervals: false, foo: 1 }];
+  for (const encodeOptions of same) {
+    const registry = new Map();
+    const expected = encodeMessage(encodeOptions);
+    assert.ok(expected, `encode() accepts ${JSON.stringify(encodeOptions)}`);
+    assert.throws(() => api.register(registry, { encodeOptions }), (e) => e instanceof TypeError && e.message === `jpeg: register()'s encodeOptions: ${expected}`, JSON.stringify(encodeOptions));
+    assert.equal(registry.size, 0);
+  }
+  // Refused by both, worded a little differently (encode() shows an array's items).
+  for (const encodeOptions of [[], [true], new Map(), { trellis: {} }, { trellis: [true] }, { quantTable: ["flat"] }]) {
+    assert.ok(encodeMessage(encodeOptions), `encode() accepts ${String(encodeOptions)}`);
+    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => /^jpeg: register\(\)'s encodeOptions: /.test(e.message));
+  }
+  // Accepted by both: every table, both booleans, null for the defaults, undefined members.
+  const accepted = [null, {}, { restartIntervals: false, trellis: true }, { trellis: undefined, quantTable: undefined },
+    ...api.QUANT_TABLES.map((quantTable) => ({ quantTable }))];
+  for (const encodeOptions of accepted) {
+    assert.equal(encodeMessage(encodeOptions), null, JSON.stringify(encodeOptions));
+    const registry = new Map();
+    api.register(registry, { encodeOptions });
+    assert.ok(registry.has("jpeg"));
+  }
+});
+
 test("register() refuses a wrong registry, unknown options and a worker count that is not 0–256, naming them", () => {
   const registry = new Map();
   assert.throws(() => api.register(zarr, {}), (e) => e instanceof TypeError && /takes zarrita's codec registry \(zarr\.registry\), got an object/.test(e.message));

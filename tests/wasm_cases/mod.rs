@@ -119,6 +119,9 @@ fn configuration_errors_name_the_field() {
         "must be an object",
     );
     error_message(validate_config(JsValue::UNDEFINED), "must be an object");
+    // named as what it is, not as the null it is read as
+    error_message(validate_config(JsValue::UNDEFINED), "got undefined");
+    error_message(validate_config(JsValue::NULL), "got null");
 }
 
 #[wasm_bindgen_test]
