@@ -7,10 +7,24 @@
 // "as the spec sees it" therefore composes the transposes before it with the chunk shape.
 
 /** The error every reshape rule violation throws (an Error with `kind`, message "reshape: …"). */
-function reshapeError(message) {
+function reshapeError(message, kind = "InvalidConfiguration") {
   const error = new Error(`reshape: ${message}`);
-  error.kind = "InvalidConfiguration";
+  error.kind = kind;
   return error;
+}
+
+/**
+ * Chunk data of another length than its shape's (contiguousData() would read the first
+ * samples of a longer array without a word, and past the end of a shorter one).
+ */
+function checkChunkLength(chunk, shape) {
+  const size = product(shape);
+  if (chunk.data?.length !== size) {
+    throw reshapeError(
+      `invalid chunk data: the chunk data holds ${chunk.data?.length} samples but the chunk shape [${shape.join(", ")}] needs ${size}`,
+      "InvalidData",
+    );
+  }
 }
 
 export const product = (values) => values.reduce((a, b) => a * b, 1);
@@ -201,6 +215,7 @@ export class ReshapeCodec {
   }
 
   encode(chunk) {
+    checkChunkLength(chunk, this.#input.shape);
     return {
       data: contiguousData(chunk, this.#input),
       shape: this.#output.slice(),
@@ -209,6 +224,7 @@ export class ReshapeCodec {
   }
 
   decode(chunk) {
+    checkChunkLength(chunk, this.#output);
     const identity = { shape: this.#output, axes: this.#output.map((_, i) => i) };
     return {
       data: contiguousData(chunk, identity),

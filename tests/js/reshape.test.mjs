@@ -84,6 +84,19 @@ test("ravel(B) == ravel(A), and encode/decode are views (no copy) for contiguous
   assert.deepEqual(codec.getEncodedMeta(meta([2, 3, 4, 3])).shape, [6, 4, 3]);
 });
 
+test("chunk data of another length than the chunk's is an error naming both, not silently cut or overread", () => {
+  const configuration = { shape: [[0, 1], [2], 3] };
+  const codec = ReshapeCodec.fromConfig(configuration, meta([2, 3, 4, 3], [{ name: "reshape", configuration }]));
+  const wrong = (n) => (e) => e.kind === "InvalidData" && e.message.startsWith(`reshape: invalid chunk data: the chunk data holds ${n} samples but the chunk shape [`) && e.message.endsWith("] needs 72");
+  for (const n of [73, 71, 144, 0]) {
+    const data = new Uint8Array(n);
+    assert.throws(() => codec.encode({ data, shape: [2, 3, 4, 3], stride: [36, 12, 3, 1] }), wrong(n), `encode ${n}`);
+    assert.throws(() => codec.decode({ data, shape: [6, 4, 3], stride: [12, 3, 1] }), wrong(n), `decode ${n}`);
+  }
+  assert.throws(() => codec.encode({ data: new Uint8Array(73), shape: [2, 3, 4, 3], stride: [36, 12, 3, 1] }), /the chunk shape \[2, 3, 4, 3\] needs 72/);
+  assert.throws(() => codec.decode({ data: new Uint8Array(73), shape: [6, 4, 3], stride: [12, 3, 1] }), /the chunk shape \[6, 4, 3\] needs 72/);
+});
+
 test("reshape + bytes (the spec's example) through zarrita: stored bytes are ravel(A)", async () => {
   const store = new Map();
   const shape = [4, 2, 3, 3];
