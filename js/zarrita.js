@@ -66,8 +66,8 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
     /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits this). */
     async encode(chunk) {
       if (!(chunk.data instanceof Uint8Array)) {
-        const got = chunk.data === null || chunk.data === undefined ? String(chunk.data) : chunk.data.constructor?.name ?? typeof chunk.data;
-        throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${got}`);
+        // (worded as encode() words it: "got a Float32Array")
+        throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${describe(chunk.data)}`);
       }
       // (contiguousData() would take the first samples of a longer array without a word)
       const size = product(this.#layout.shape);

@@ -139,7 +139,7 @@ test("codec objects used directly: wrong data lengths and types, and bad base64 
   for (const wrong of [longer, data.subarray(1)]) {
     await assert.rejects(codec.encode({ data: wrong, shape: [16, 16, 3], stride }), (e) => e.kind === "InvalidData" && new RegExp(`holds ${wrong.length} samples but the chunk shape \\[16, 16, 3\\] needs 768`).test(e.message));
   }
-  for (const [value, name] of [[null, "null"], [undefined, "undefined"], [new Float32Array(768), "Float32Array"], [Array.from(data), "Array"]]) {
+  for (const [value, name] of [[null, "null"], [undefined, "undefined"], [new Float32Array(768), "a Float32Array"], [Array.from(data), "an Array"], ["abc", '"abc" (a string)']]) {
     await assert.rejects(codec.encode({ data: value, shape: [16, 16, 3], stride }), (e) => e.kind === "InvalidData" && e.message === `jpeg: invalid chunk data: chunk data must be a Uint8Array, got ${name}`);
   }
   const registry = new Map();
