@@ -12,7 +12,8 @@
 // so an interrupted or failed conversion never leaves a store that looks complete.
 import fs from "node:fs";
 import path from "node:path";
-import { init, encode, decode, validateConfig, QUANT_TABLES } from "./loader.js";
+import { init, encode, decode, validateConfig } from "./loader.js";
+import { encodeOptionsProblem } from "./options.js";
 import { readImageFile, ImageInputError } from "./image-input.js";
 
 /** A conversion the converter refuses (bad option, unusable input, output in the way). */
@@ -114,20 +115,15 @@ export function resolveOptions(options, channels) {
   if (pixelSize !== null && !(typeof pixelSize === "number" && pixelSize > 0 && Number.isFinite(pixelSize))) {
     throw new ConvertError(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
   }
-  const restartIntervals = options.restartIntervals ?? true;
-  if (typeof restartIntervals !== "boolean") {
-    throw new ConvertError(`restartIntervals must be true or false, got ${JSON.stringify(restartIntervals)}`);
-  }
-  const trellis = options.trellis ?? false;
-  if (typeof trellis !== "boolean") {
-    throw new ConvertError(`trellis must be true or false, got ${JSON.stringify(trellis)}`);
-  }
-  const quantTable = options.quantTable ?? "annex-k";
-  if (!QUANT_TABLES.includes(quantTable)) {
-    throw new ConvertError(`quantTable must be one of ${QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ")}, got ${JSON.stringify(quantTable)}`);
-  }
+  const encodeOptions = {
+    restartIntervals: options.restartIntervals ?? true,
+    trellis: options.trellis ?? false,
+    quantTable: options.quantTable ?? "annex-k",
+  };
+  const problem = encodeOptionsProblem(encodeOptions);
+  if (problem) throw new ConvertError(problem);
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions: { restartIntervals, trellis, quantTable }, components: color === "grayscale" ? 1 : 3 };
+    encodeOptions, components: color === "grayscale" ? 1 : 3 };
 }
 
 // ------------------------------------------------------------------ input

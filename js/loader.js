@@ -175,8 +175,7 @@ export function compiledDecoderModule() {
   return decoder.compiled;
 }
 
-/** The encode option quantTable's values, as mozjpeg's -quant-table 0–8 (index.d.ts). */
-export const QUANT_TABLES = Object.freeze(["annex-k", "flat", "ms-ssim", "imagemagick", "psnr-hvs", "klein", "watson", "ahumada", "peterson"]);
+export { QUANT_TABLES } from "./options.js";
 
 /** Validates a jpeg codec configuration; returns its normalised form or throws an Error. */
 export function validateConfig(config) {

@@ -1,6 +1,7 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
-import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes, QUANT_TABLES } from "./loader.js";
+import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
+import { describe, encodeOptionsProblem } from "./options.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, product, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
@@ -206,43 +207,6 @@ function checkRegisterArguments(registry, options) {
   }
   const problem = encodeOptionsProblem(options.encodeOptions);
   if (problem) throw new TypeError(`jpeg: register()'s encodeOptions: ${problem}`);
-}
-
-/**
- * What encode() would say of `options` (src/encode.rs, EncodeOptions::parse), checked here
- * because the encoder is not loaded until the first chunk is written: a typo in
- * `encodeOptions` is reported by register(), not by the first zarr.set(). The wording is
- * encode()'s; tests/js/zarrita.test.mjs checks that the two agree.
- */
-function encodeOptionsProblem(options) {
-  if (options === undefined || options === null) return null;
-  if (typeof options !== "object" || Array.isArray(options)) {
-    return `the encode options must be an object, got ${Array.isArray(options) ? "an array" : describe(options)}`;
-  }
-  if (typeof options[Symbol.iterator] === "function") {
-    return `the encode options are not a JSON-like object: ${describe(options)} is not a JSON-like value`;
-  }
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue; // absent, as JSON.stringify leaves it out
-    if (name === "restartIntervals" || name === "trellis") {
-      if (typeof value !== "boolean") return `the encode option ${name} must be true or false, got ${describe(value)}`;
-    } else if (name === "quantTable") {
-      if (!QUANT_TABLES.includes(value)) {
-        return `the encode option quantTable must be one of ${QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ")}, got ${describe(value)}`;
-      }
-    } else {
-      return `unknown encode option ${JSON.stringify(name.slice(0, 40))} (known: restartIntervals, trellis, quantTable)`;
-    }
-  }
-  return null;
-}
-
-function describe(value) {
-  if (value === null || value === undefined) return String(value);
-  if (typeof value === "string") return `${JSON.stringify(value.slice(0, 40))} (a string)`;
-  if (typeof value !== "object" && typeof value !== "function") return String(value);
-  const name = value.constructor?.name || "object";
-  return `${/^[AEIOaeio]/.test(name) ? "an" : "a"} ${name}`;
 }
 
 /**

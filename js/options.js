@@ -1,0 +1,43 @@
+// Checks of options the JS layer takes before the wasm module that would check them is
+// loaded, and the way its messages name a value.
+
+/** The encode option quantTable's values, as mozjpeg's -quant-table 0–8 (index.d.ts). */
+export const QUANT_TABLES = Object.freeze(["annex-k", "flat", "ms-ssim", "imagemagick", "psnr-hvs", "klein", "watson", "ahumada", "peterson"]);
+
+/**
+ * What encode() would say of `options` (src/encode.rs, EncodeOptions::parse), checked here
+ * because the encoder is not loaded until the first chunk is written: a typo in
+ * `encodeOptions` is reported by register(), and a bad convert() option before any pixel is
+ * read. The wording is encode()'s; tests/js/zarrita.test.mjs checks that the two agree.
+ */
+export function encodeOptionsProblem(options) {
+  if (options === undefined || options === null) return null;
+  if (typeof options !== "object" || Array.isArray(options)) {
+    return `the encode options must be an object, got ${Array.isArray(options) ? "an array" : describe(options)}`;
+  }
+  if (typeof options[Symbol.iterator] === "function") {
+    return `the encode options are not a JSON-like object: ${describe(options)} is not a JSON-like value`;
+  }
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue; // absent, as JSON.stringify leaves it out
+    if (name === "restartIntervals" || name === "trellis") {
+      if (typeof value !== "boolean") return `the encode option ${name} must be true or false, got ${describe(value)}`;
+    } else if (name === "quantTable") {
+      if (!QUANT_TABLES.includes(value)) {
+        return `the encode option quantTable must be one of ${QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ")}, got ${describe(value)}`;
+      }
+    } else {
+      return `unknown encode option ${JSON.stringify(name.slice(0, 40))} (known: restartIntervals, trellis, quantTable)`;
+    }
+  }
+  return null;
+}
+
+/** A value as messages name it: `undefined`, `5`, `"x" (a string)`, `an Array`, `a Map`. */
+export function describe(value) {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "string") return `${JSON.stringify(value.slice(0, 40))} (a string)`;
+  if (typeof value !== "object" && typeof value !== "function") return String(value);
+  const name = value.constructor?.name || "object";
+  return `${/^[AEIOaeio]/.test(name) ? "an" : "a"} ${name}`;
+}
