@@ -62,10 +62,11 @@ export const operation = (lib, { encode, config, input, shape }, encodeOptions) 
 /**
  * One A/B case: compares A's and B's outputs (encode: whether the streams are identical;
  * decode: the largest difference between the samples), then times both. Returns MP/s.
- * `options.encodeOptionsB`: encode()'s options for B only (e.g. `{ trellis: true }`).
+ * `options.encodeOptionsA`, `options.encodeOptionsB`: encode()'s options for A and for B
+ * (e.g. `{ trellis: true }`).
  */
 export function abCase(A, B, c, options) {
-  const fnA = operation(A, c);
+  const fnA = operation(A, c, options.encodeOptionsA);
   const fnB = operation(B, c, options.encodeOptionsB);
   const outA = fnA();
   const outB = fnB();

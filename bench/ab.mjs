@@ -22,7 +22,7 @@ import { loadPng, tile, centreCrop } from "./lib/images.mjs";
 import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
 
 const USAGE = `usage:
-  node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu] [--no-restarts] [--trellis-b]
+  node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu] [--no-restarts] [--trellis-b] [--encode-options JSON]
   node bench/ab.mjs [<distA>] <distB> --profile [--encode] [--only SUBSTR] [--min-ms MS] [--top N] [--no-restarts]
 
   --encode      time encode instead of decode; A and B must write identical bytes (exit 1 if not)
@@ -34,6 +34,8 @@ const USAGE = `usage:
   --no-restarts decode streams written without restart intervals (encode's restartIntervals: false)
   --trellis-b   with --encode: B encodes with { trellis: true } (A with the defaults), so
                 A = B gives the speed of trellis quantisation ÷ without; bytes differ
+  --encode-options JSON  with --encode: encode()'s options for A and B, e.g.
+                '{"trellis": true, "quantTable": "flat"}' (to time a change to trellis)
   --cpu         time the process's CPU time (user + system), not wall time (Node only)
   --profile     no A/B: run B alone in headless Chromium under the DevTools CPU profiler
                 (sampling every 200 us) and print ms per operation and the --top (default 15)
@@ -92,6 +94,7 @@ try {
       top: { type: "string" },
       "no-restarts": { type: "boolean" },
       "trellis-b": { type: "boolean" },
+      "encode-options": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -117,6 +120,13 @@ for (const dist of [distA, distB]) {
   if (dist && !fs.existsSync(path.join(dist, "loader.js"))) fail(`${dist}/loader.js not found (build with node scripts/build.mjs)`);
 }
 if (o["trellis-b"] && (!o.encode || profile)) fail("--trellis-b: only for --encode A/B runs");
+if (o["encode-options"] !== undefined && (!o.encode || profile)) fail("--encode-options: only for --encode A/B runs");
+let encodeOptions;
+try {
+  encodeOptions = o["encode-options"] === undefined ? undefined : JSON.parse(o["encode-options"]);
+} catch (error) {
+  fail(`--encode-options: not JSON (${error.message})`);
+}
 if (o.cpu && (o.browser || profile)) fail("--cpu: CPU time is only measurable in Node (not with --browser or --profile)");
 const encode = !!o.encode;
 const browser = !!o.browser || profile;
@@ -160,6 +170,7 @@ async function abTables() {
   const load = os.loadavg().map((x) => x.toFixed(2)).join(" ");
   const engine = browser ? "headless Chromium" : `node ${process.version}`;
   console.log(`A = ${path.resolve(distA)}\nB = ${path.resolve(distB)}${o["trellis-b"] ? ", encoding with { trellis: true }" : ""}`);
+  if (encodeOptions !== undefined) console.log(`encode options: ${JSON.stringify(encodeOptions)}`);
   console.log(
     `${encode ? "encode" : "decode"}, ${engine}, ${os.cpus().length} cpus, load ${load}; ` +
       `median of ${rounds} interleaved rounds, batches >= ${minMs} ms of ${o.cpu ? "CPU" : "wall"} time\n`,
@@ -179,7 +190,12 @@ async function abTables() {
       console.log(`| ${id} | ${speed} | ${r.maxDiff}${r.maxDiff === 0 ? " (identical)" : ""} |`);
     }
   };
-  const options = { rounds, minMs, encodeOptionsB: o["trellis-b"] ? { trellis: true } : undefined };
+  const options = {
+    rounds,
+    minMs,
+    encodeOptionsA: encodeOptions,
+    encodeOptionsB: o["trellis-b"] ? { ...encodeOptions, trellis: true } : encodeOptions,
+  };
 
   if (!browser) {
     const { abCase } = await import("./ab-core.js");

@@ -112,17 +112,36 @@ pub(crate) fn quantize(coefficients: &AlignedBlock, table: &QuantizationTable, c
     let mut live = [0u8; 64];
     let mut live_n = 1;
     let zrl = i64::from(costs[0xF0]);
-    let mut zeroed = 0i64; // distortion of zeroing positions 1..i
+
+    // The rounded values in natural order (a loop the compiler vectorises), then the
+    // positions that round to non-zero, in zig-zag order, each with the distortion of
+    // zeroing the positions before it: a branch-free pass, as a branch per position on
+    // whether it is zero is mispredicted often.
+    let mut rounded = [0i16; 64];
+    for (z, r) in rounded.iter_mut().enumerate() {
+        *r = table.quantize(coefficients.data[z], z);
+    }
+    let mut nonzero = [0u8; 64];
+    let mut zeroed_before = [0i64; 64];
+    let mut count = 0;
+    let mut zeroed = 0i64;
     for i in 1..64 {
         let z = usize::from(ZIGZAG[i]) & 63;
-        let x = i64::from(coefficients.data[z]).abs();
-        let before = zeroed; // zeroing 1..i-1
+        let x = i64::from(coefficients.data[z]);
+        nonzero[count & 63] = i as u8;
+        zeroed_before[count & 63] = zeroed;
         zeroed += x * x;
-        let rounded = table.quantize(coefficients.data[z], z);
+        count += usize::from(rounded[z] != 0);
+    }
+
+    for m in 0..count.min(63) {
+        let i = usize::from(nonzero[m]);
+        let z = usize::from(ZIGZAG[i & 63]) & 63;
+        let x = i64::from(coefficients.data[z]).abs();
+        let before = zeroed_before[m]; // zeroing 1..i-1
+        let zeroed = before + x * x; // zeroing 1..i
+        let rounded = rounded[z];
         let a = rounded.unsigned_abs();
-        if a == 0 {
-            continue;
-        }
         let step = i64::from(table.step(z));
         let size = 16 - a.leading_zeros();
         let error = |a: u16| (x - i64::from(a) * step).pow(2);
