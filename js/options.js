@@ -18,7 +18,13 @@ export function encodeOptionsProblem(options) {
   if (typeof options[Symbol.iterator] === "function") {
     return `the encode options are not a JSON-like object: ${describe(options)} is not a JSON-like value`;
   }
-  for (const [name, value] of Object.entries(options)) {
+  let entries;
+  try {
+    entries = Object.entries(options); // (runs getters and Proxy traps, which may throw)
+  } catch (error) {
+    return `the encode options could not be read: reading them threw: ${error?.message ?? error}`;
+  }
+  for (const [name, value] of entries) {
     if (value === undefined) continue; // absent, as JSON.stringify leaves it out
     if (name === "restartIntervals" || name === "trellis") {
       if (typeof value !== "boolean") return `the encode option ${name} must be true or false, got ${describe(value)}`;

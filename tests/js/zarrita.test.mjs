@@ -259,6 +259,15 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
     assert.ok(encodeMessage(encodeOptions), `encode() accepts ${String(encodeOptions)}`);
     assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => /^jpeg: register\(\)'s encodeOptions: /.test(e.message));
   }
+  // Options whose getter or Proxy trap throws: an error of the package's, naming what threw.
+  const throwing = [
+    { get trellis() { throw new Error("getter says no"); } },
+    new Proxy({}, { ownKeys() { throw new Error("proxy says no"); } }),
+  ];
+  for (const encodeOptions of throwing) {
+    assert.ok(encodeMessage(encodeOptions));
+    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => e instanceof TypeError && /^jpeg: register\(\)'s encodeOptions: the encode options could not be read: reading them threw: (getter|proxy) says no$/.test(e.message));
+  }
   // Accepted by both: every table, both booleans, null for the defaults, undefined members.
   const accepted = [null, {}, { restartIntervals: false, trellis: true }, { trellis: undefined, quantTable: undefined },
     ...api.QUANT_TABLES.map((quantTable) => ({ quantTable }))];
