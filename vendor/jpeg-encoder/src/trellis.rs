@@ -113,14 +113,10 @@ pub(crate) fn quantize(coefficients: &AlignedBlock, table: &QuantizationTable, c
     let mut live_n = 1;
     let zrl = i64::from(costs[0xF0]);
 
-    // The rounded values in natural order (a loop the compiler vectorises), then the
-    // positions that round to non-zero, in zig-zag order, each with the distortion of
-    // zeroing the positions before it: a branch-free pass, as a branch per position on
-    // whether it is zero is mispredicted often.
-    let mut rounded = [0i16; 64];
-    for (z, r) in rounded.iter_mut().enumerate() {
-        *r = table.quantize(coefficients.data[z], z);
-    }
+    // The positions that round to non-zero, in zig-zag order, each with the distortion of
+    // zeroing the positions before it, collected in a branch-free pass: a branch per
+    // position on whether it is zero is mispredicted often.
+    let mut rounded = [0i16; 64]; // in zig-zag order
     let mut nonzero = [0u8; 64];
     let mut zeroed_before = [0i64; 64];
     let mut count = 0;
@@ -128,10 +124,12 @@ pub(crate) fn quantize(coefficients: &AlignedBlock, table: &QuantizationTable, c
     for i in 1..64 {
         let z = usize::from(ZIGZAG[i]) & 63;
         let x = i64::from(coefficients.data[z]);
+        let r = table.quantize(coefficients.data[z], z);
+        rounded[i] = r;
         nonzero[count & 63] = i as u8;
         zeroed_before[count & 63] = zeroed;
         zeroed += x * x;
-        count += usize::from(rounded[z] != 0);
+        count += usize::from(r != 0);
     }
 
     for m in 0..count.min(63) {
@@ -140,7 +138,7 @@ pub(crate) fn quantize(coefficients: &AlignedBlock, table: &QuantizationTable, c
         let x = i64::from(coefficients.data[z]).abs();
         let before = zeroed_before[m]; // zeroing 1..i-1
         let zeroed = before + x * x; // zeroing 1..i
-        let rounded = rounded[z];
+        let rounded = rounded[i & 63];
         let a = rounded.unsigned_abs();
         let step = i64::from(table.step(z));
         let size = 16 - a.leading_zeros();
