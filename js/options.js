@@ -33,7 +33,7 @@ export function encodeOptionsProblem(options) {
         return `the encode option quantTable must be one of ${QUANT_TABLES.map((t) => JSON.stringify(t)).join(", ")}, got ${describe(value)}`;
       }
     } else {
-      return `unknown encode option ${JSON.stringify(name.slice(0, 40))} (known: restartIntervals, trellis, quantTable)`;
+      return `unknown encode option ${quote(name)} (known: restartIntervals, trellis, quantTable)`;
     }
   }
   return null;
@@ -42,8 +42,23 @@ export function encodeOptionsProblem(options) {
 /** A value as messages name it: `undefined`, `5`, `"x" (a string)`, `an Array`, `a Map`. */
 export function describe(value) {
   if (value === null || value === undefined) return String(value);
-  if (typeof value === "string") return `${JSON.stringify(value.slice(0, 40))} (a string)`;
+  if (typeof value === "string") return `${quote(value)} (a string)`;
   if (typeof value !== "object" && typeof value !== "function") return String(value);
   const name = value.constructor?.name || "object";
   return `${/^[AEIOaeio]/.test(name) ? "an" : "a"} ${name}`;
+}
+
+/**
+ * A string from the input as messages show it, as the wasm modules' messages do
+ * (src/config_value.rs, `quote`): in double quotes, cut after 40 characters (with "…"),
+ * quotes, backslashes and control characters escaped (`\u001B`), so a hostile value can
+ * neither flood a log nor write terminal escapes into it.
+ */
+export function quote(s) {
+  const chars = [...s];
+  const cut = chars.length > 40 ? chars.slice(0, 40).join("") + "…" : s;
+  const escaped = cut.replace(/["\\\u0000-\u001F\u007F]/g, (c) =>
+    c === '"' || c === "\\" ? `\\${c}` : `\\u00${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
+  return `"${escaped}"`;
 }

@@ -1,7 +1,7 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
-import { describe, encodeOptionsProblem } from "./options.js";
+import { describe, encodeOptionsProblem, quote } from "./options.js";
 import { ReshapeCodec, codecPosition, contiguousData, layoutAt, product, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
@@ -198,7 +198,7 @@ function checkRegisterArguments(registry, options) {
   }
   for (const name of Object.keys(options)) {
     if (!REGISTER_OPTIONS.includes(name)) {
-      throw new TypeError(`jpeg: unknown register() option ${JSON.stringify(name.slice(0, 40))} (known: ${REGISTER_OPTIONS.join(", ")})`);
+      throw new TypeError(`jpeg: unknown register() option ${quote(name)} (known: ${REGISTER_OPTIONS.join(", ")})`);
     }
   }
   const { workers } = options;

@@ -246,7 +246,9 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
   };
   // The same words as encode()'s message: the two checks cannot drift apart unnoticed.
   const same = [5, "flat", true, { trellis: 1 }, { trellis: "yes" }, { trellis: null }, { restartIntervals: 0 },
-    { quantTable: "flatt" }, { quantTable: 3 }, { quantTable: null }, { quantTable: "Flat" }, { trelis: true }, { restartIntervals: false, foo: 1 }];
+    { quantTable: "flatt" }, { quantTable: 3 }, { quantTable: null }, { quantTable: "Flat" }, { trelis: true }, { restartIntervals: false, foo: 1 },
+    // strings as the wasm modules quote them: cut after 40 characters, control characters escaped
+    { ["k".repeat(45)]: true }, { "a\u001b[31mb\"\\": true }, { quantTable: "\u001b[2J" + "é".repeat(50) }, { trellis: "x\ny" }];
   for (const encodeOptions of same) {
     const registry = new Map();
     const expected = encodeMessage(encodeOptions);
