@@ -14,20 +14,22 @@ function reshapeError(message, kind = "InvalidConfiguration") {
 }
 
 /**
- * Chunk data of another length than its shape's (contiguousData() would read the first
- * samples of a longer array without a word, and past the end of a shorter one).
+ * Why chunk data cannot be read as a chunk of `shape`, or null: another length than the
+ * shape's (contiguousData() would read the first samples of a longer array without a word,
+ * and past the end of a shorter one). The reshape and jpeg codecs both check it.
  */
-function checkChunkLength(chunk, shape) {
+export function chunkLengthProblem(data, shape) {
   const size = product(shape);
-  if (chunk.data?.length !== size) {
-    throw reshapeError(
-      `invalid chunk data: the chunk data holds ${chunk.data?.length} samples but the chunk shape [${shape.join(", ")}] needs ${size}`,
-      "InvalidData",
-    );
-  }
+  if (data?.length === size) return null;
+  return `invalid chunk data: the chunk data holds ${data?.length} samples but the chunk shape [${shape.join(", ")}] needs ${size}`;
 }
 
-export const product = (values) => values.reduce((a, b) => a * b, 1);
+function checkChunkLength(chunk, shape) {
+  const problem = chunkLengthProblem(chunk.data, shape);
+  if (problem) throw reshapeError(problem, "InvalidData");
+}
+
+const product = (values) => values.reduce((a, b) => a * b, 1);
 
 /** C-order (row-major) strides of `shape`. */
 export function contiguousStrides(shape) {

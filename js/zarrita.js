@@ -2,7 +2,7 @@
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { describe, encodeOptionsProblem, quote } from "./options.js";
-import { ReshapeCodec, codecPosition, contiguousData, layoutAt, product, stridesFor } from "./reshape.js";
+import { ReshapeCodec, chunkLengthProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
 
@@ -70,14 +70,8 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
         // (worded as encode() words it: "got a Float32Array")
         throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${describe(chunk.data)}`);
       }
-      // (contiguousData() would take the first samples of a longer array without a word)
-      const size = product(this.#layout.shape);
-      if (chunk.data.length !== size) {
-        throw codecError(
-          "InvalidData",
-          `invalid chunk data: the chunk data holds ${chunk.data.length} samples but the chunk shape [${this.#layout.shape.join(", ")}] needs ${size}`,
-        );
-      }
+      const problem = chunkLengthProblem(chunk.data, this.#layout.shape);
+      if (problem) throw codecError("InvalidData", problem);
       await init();
       return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape, encodeOptions);
     }
