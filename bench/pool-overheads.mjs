@@ -10,7 +10,6 @@
 // over the cores allows (bench/zarrita-blocking.mjs --cpu measures that per thread).
 //   node bench/pool-overheads.mjs [--dist=DIR]
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -23,11 +22,10 @@ if (isMainThread) {
   const index = pathToFileURL(path.join(dist, "index.js")).href;
   const api = await import(index);
   await api.init();
-  const { PNG } = await import("pngjs");
-  const png = PNG.sync.read(fs.readFileSync(new URL("../samples/ihc.png", import.meta.url)));
-  const rgb = new Uint8Array(256 * 256 * 3);
-  for (let y = 0; y < 256; y++) for (let x = 0; x < 256; x++) for (let c = 0; c < 3; c++) rgb[(y * 256 + x) * 3 + c] = png.data[(y * png.width + x) * 4 + c];
-  const stream = api.encode(config, rgb, shape);
+  const { loadPng, tile } = await import("./lib/images.mjs");
+  // the top-left 256² of ihc.png (tile() of a larger image is its top-left crop)
+  const { data } = tile(loadPng(new URL("../samples/ihc.png", import.meta.url), 3), 256);
+  const stream = api.encode(config, data, shape);
 
   const start = (task) => new Worker(new URL(import.meta.url), { workerData: { task, index, stream } });
   const decodeRates = (n) =>
