@@ -14,8 +14,9 @@ use crate::ConfigValue;
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
 /// 64 bits, a string, an array, or a plain object (its own enumerable string keys, in
 /// order; a member whose value is `undefined` is left out, as `JSON.stringify` leaves it,
-/// so `{ trellis: options.trellis }` means the default when it is unset). Anything else (functions, symbols, Maps, Sets, typed arrays, other iterables)
-/// is refused with its type named.
+/// so `{ trellis: options.trellis }` means the default when it is unset). Anything else
+/// (functions, symbols, Maps, Sets, typed arrays, other iterables) is refused with its
+/// type named.
 ///
 /// At most [`MAX_VALUES`] values are read, whatever the arrays' `length`s claim.
 pub fn to_config_value(value: &JsValue) -> Result<ConfigValue, String> {
