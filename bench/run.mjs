@@ -53,8 +53,16 @@ async function snapshotDist() {
       // a build may have been rewriting files mid-copy: check the copy loads
       const probe = fs.readFileSync(path.join(distDir, "index.js"), "utf8");
       if (!probe.includes("export")) throw new Error("dist/index.js empty");
+      // A build of some variants only (`node scripts/build.mjs --variants simd`) leaves out
+      // modules the loader imports, which the page's bundler would report far from the cause.
+      const loader = fs.readFileSync(path.join(distDir, "loader.js"), "utf8");
+      const missing = [...loader.matchAll(/import\("\.\/(wasm\/[^"]+)"\)/g)].map((m) => m[1]).filter((f) => !fs.existsSync(path.join(distDir, f)));
+      if (missing.length > 0) {
+        throw Object.assign(new Error(`dist/ lacks ${missing.join(", ")} (a build of some variants only?): run \`npm run build\` first`), { final: true });
+      }
       return;
     } catch (e) {
+      if (e.final) throw e;
       if (attempt >= 30) throw new Error(`dist/ missing or incomplete (${e.message}): run \`npm run build\` first`);
       if (attempt === 0) log("waiting for dist/ (a build may be in progress)…");
       await new Promise((r) => setTimeout(r, 2000));
