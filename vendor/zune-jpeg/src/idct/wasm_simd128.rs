@@ -118,27 +118,36 @@ fn pass(r: &mut [Row; 8], bias: i32, shift: u32) {
     }
 }
 
-/// Whether all eight rows of a block, `out[i * stride..][..8]` for `i` in `0..8`, lie in `out`.
-#[inline(always)]
-fn block_fits(out: &[i16], stride: usize) -> bool {
-    stride.checked_mul(7).and_then(|s| s.checked_add(8)).is_some_and(|end| end <= out.len())
+/// An output block checked once: all eight rows, `out[i * stride..][..8]` for `i` in `0..8`,
+/// lie in `out`, so its stores need no further check.
+struct Block<'a> {
+    out: &'a mut [i16],
+    stride: usize,
 }
 
-/// Stores one row of eight samples at `out[pos..pos + 8]`: the caller has checked
-/// `block_fits(out, stride)` and `pos = i * stride` with `i < 8`.
-#[inline(always)]
-fn store_row(out: &mut [i16], pos: usize, v: v128) {
-    debug_assert!(pos + 8 <= out.len());
-    // SAFETY: `pos + 8 <= 7 * stride + 8 <= out.len()`; v128 stores need no alignment.
-    unsafe { v128_store(out.as_mut_ptr().add(pos).cast::<v128>(), v) }
+impl<'a> Block<'a> {
+    #[inline(always)]
+    fn new(out: &'a mut [i16], stride: usize) -> Option<Block<'a>> {
+        let end = stride.checked_mul(7)?.checked_add(8)?;
+        (end <= out.len()).then_some(Block { out, stride })
+    }
+
+    /// Stores eight samples as row `i % 8` of the block.
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: v128) {
+        let pos = (i % 8) * self.stride;
+        // SAFETY: `pos + 8 <= 7 * stride + 8 <= out.len()` (checked in `new`); v128 stores
+        // need no alignment.
+        unsafe { v128_store(self.out.as_mut_ptr().add(pos).cast::<v128>(), v) }
+    }
 }
 
 /// The block that `kernel` writes at stride 8 into a scratch block, copied row by row into
 /// `out` at `stride`, dropping the rows that do not fit (as the scalar code does, writing
 /// them to a scratch array).
 ///
-/// The kernels check once per block, before computing anything, and send the blocks that do
-/// not fit here. A check per row was slower than it looks: V8 11 (Node 20) "splits" the pure
+/// The kernels check once per block (`Block::new`), before computing anything, and send the
+/// blocks that do not fit here. A check per row was slower than it looks: V8 11 (Node 20) "splits" the pure
 /// arithmetic feeding each conditional store into that store's branch, so it ran the IDCT
 /// six times over (Node decoded at half of Chromium's speed; `--no-turbo-splitting` gave it
 /// back).
@@ -173,9 +182,9 @@ fn load(in_vector: &[i32; 64], at: usize) -> v128 {
 /// `scalar::idct4x4`'s output (that function is the same arithmetic with the zero terms
 /// dropped) and the zeros stay zero.
 pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
-    if !block_fits(out_vector, stride) {
+    let Some(mut out) = Block::new(out_vector, stride) else {
         return short_output(idct_wasm_simd, in_vector, out_vector, stride);
-    }
+    };
     let mut r = [Row(i32x4_splat(0), i32x4_splat(0)); 8];
     for (i, row) in r.iter_mut().enumerate() {
         *row = Row(load(in_vector, i * 8), load(in_vector, i * 8 + 4));
@@ -190,10 +199,8 @@ pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride:
     if !v128_any_true(or) {
         let dc = in_vector[0].wrapping_add(4).wrapping_add(1024) >> 3;
         let v = i16x8_splat(dc.clamp(0, 255) as i16);
-        let mut pos = 0usize;
-        for _ in 0..8 {
-            store_row(out_vector, pos, v);
-            pos = pos.wrapping_add(stride);
+        for i in 0..8 {
+            out.store(i, v);
         }
         return;
     }
@@ -205,12 +212,10 @@ pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride:
 
     let zero = i16x8_splat(0);
     let max = i16x8_splat(255);
-    let mut pos = 0usize;
-    for row in &r {
+    for (i, row) in r.iter().enumerate() {
         let v = i16x8_narrow_i32x4(row.0, row.1);
         let v = i16x8_min(i16x8_max(v, zero), max);
-        store_row(out_vector, pos, v);
-        pos = pos.wrapping_add(stride);
+        out.store(i, v);
     }
 }
 
@@ -219,9 +224,9 @@ pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride:
 /// to `scalar::idct4x4`: the first pass runs on the four non-zero columns only (one
 /// vector per row), the second on all eight rows with the four non-zero inputs.
 pub fn idct4x4_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
-    if !block_fits(out_vector, stride) {
+    let Some(mut out) = Block::new(out_vector, stride) else {
         return short_output(idct4x4_wasm_simd, in_vector, out_vector, stride);
-    }
+    };
     // Rows 0..4, columns 0..4.
     let i0 = load(in_vector, 0);
     let i1 = load(in_vector, 8);
@@ -300,12 +305,10 @@ pub fn idct4x4_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stri
 
     let zero = i16x8_splat(0);
     let max = i16x8_splat(255);
-    let mut pos = 0usize;
     for r in 0..8 {
         let (left, right) = if r < 4 { (a[r], b[r]) } else { (cc[r - 4], d[r - 4]) };
         let v = i16x8_narrow_i32x4(left, right);
         let v = i16x8_min(i16x8_max(v, zero), max);
-        store_row(out_vector, pos, v);
-        pos = pos.wrapping_add(stride);
+        out.store(r, v);
     }
 }
