@@ -489,8 +489,10 @@ async function rateDistortion(ours, img) {
 
 // End-to-end zarrita read (4096² RGB, 256² chunks), with and without the worker pool. The
 // script is another helper's (bench/zarrita-blocking.mjs, standalone: `node
-// bench/zarrita-blocking.mjs [workers] [rounds]`); it runs here as a child process and its
-// output lines are stored, with wall times parsed and the pool's speed-up computed.
+// bench/zarrita-blocking.mjs [workers] [rounds] --browser`); it runs here as a child process
+// and its output lines are stored, with wall times parsed and the pool's speed-up computed:
+// in Node from memory, and in headless Chromium from a local HTTP server (FetchStore) and
+// from memory.
 function zarritaHook() {
   const file = path.join(here, "zarrita-blocking.mjs");
   if (flag("--no-zarrita")) return { skipped: "--no-zarrita" };
@@ -500,31 +502,37 @@ function zarritaHook() {
   const rounds = quick ? "1" : "3";
   let stdout;
   try {
-    stdout = execFileSync(process.execPath, [file, workers, rounds], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
+    stdout = execFileSync(process.execPath, [file, workers, rounds, "--browser"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
   } catch (e) {
     return { script: "bench/zarrita-blocking.mjs", error: String(e.stderr || e.message).slice(0, 2000), stdout: String(e.stdout ?? "") };
   }
   const lines = stdout.split("\n").filter(Boolean);
   const rows = [];
   for (const l of lines) {
-    const m = /^(no pool|pool[^(]*?)\s*\(([^)]*)\): wall (\d+(?:\.\d+)?) ms/.exec(l.trim());
+    // Node: "no pool (main thread): wall …"; Chromium: "http   no pool (main thread): wall …"
+    const m = /^(?:(http|memory)\s+)?(no pool|pool[^(]*?)\s*\(([^)]*)\): wall (\d+(?:\.\d+)?) ms/.exec(l.trim());
     if (!m) continue;
     const num = (re) => Number((re.exec(l) ?? [])[1]);
     rows.push({
-      name: `${m[1].trim()} (${m[2]})`,
-      wallMs: Number(m[3]),
-      longestBlockMs: num(/longest main-thread block (\d+(?:\.\d+)?) ms/),
+      name: `${m[1] ? `Chromium, ${m[1]}: ` : ""}${m[2].trim()} (${m[3]})`,
+      wallMs: Number(m[4]),
+      longestBlockMs: num(/(?:longest main-thread block|long tasks?, longest) (\d+(?:\.\d+)?) ms/),
       totalBlockingMs: num(/total blocking time (\d+(?:\.\d+)?) ms/),
     });
   }
-  const base = rows.find((r) => r.name.startsWith("no pool"));
-  const pool = rows.find((r) => r.name.startsWith("pool"));
+  const speedup = (prefix) => {
+    const base = rows.find((r) => r.name.startsWith(`${prefix}no pool`));
+    const pool = rows.find((r) => r.name.startsWith(`${prefix}pool`));
+    return base && pool ? Number((base.wallMs / pool.wallMs).toFixed(3)) : null;
+  };
   return {
-    script: `bench/zarrita-blocking.mjs ${workers} ${rounds}`,
-    runtime: "Node (the script's own environment), 4096×4096×3 uint8, 256² chunks, 4:2:0 q90",
+    script: `bench/zarrita-blocking.mjs ${workers} ${rounds} --browser`,
+    runtime: "Node from memory (the first two rows); headless Chromium from a local HTTP server (FetchStore) and from memory; 4096×4096×3 uint8, 256² chunks, 4:2:0 q90",
     lines,
     rows,
-    poolSpeedup: base && pool ? Number((base.wallMs / pool.wallMs).toFixed(3)) : null,
+    poolSpeedup: speedup(""),
+    poolSpeedupChromiumHttp: speedup("Chromium, http: "),
+    poolSpeedupChromiumMemory: speedup("Chromium, memory: "),
   };
 }
 

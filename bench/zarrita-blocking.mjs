@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Main-thread blocking while zarrita reads a 4096×4096 RGB jpeg array in 256² chunks,
 // decoding on the main thread vs in the worker pool (register(registry, {workers})).
-//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser] [--profile] [--dist=DIR]
+//   node bench/zarrita-blocking.mjs [workers=os.availableParallelism()] [rounds=3] [--browser [--queue=N]] [--profile] [--dist=DIR]
 // --dist reads with another build of the package (default: ../dist), e.g. to alternate two builds.
 // --cpu (Linux) also prints the CPU time each read took on the main thread, in the pool's
 // workers and in the process's other threads (V8's GC and compiler helpers), and how long
@@ -28,6 +28,11 @@ const pkg = await import(pathToFileURL(path.join(dist, "index.js")).href);
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import(pathToFileURL(path.join(dist, "zarrita.js")).href)) };
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const inBrowser = process.argv.includes("--browser");
+// --queue=N (with --browser): zarr.get's createQueue option with at most N chunks in flight,
+// instead of zarrita's default, which starts every chunk's fetch in one task.
+const queueOption = process.argv.find((a) => a.startsWith("--queue="));
+const queueLimit = queueOption ? Number(queueOption.slice("--queue=".length)) : 0;
+if (!(Number.isInteger(queueLimit) && queueLimit >= 0)) throw new Error(`--queue=N needs a whole number, got ${queueOption}`);
 const profiling = process.argv.includes("--profile");
 const cpuTimes = process.argv.includes("--cpu") && fs.existsSync("/proc/self/task");
 if (process.argv.includes("--cpu") && !cpuTimes) console.log("--cpu: no /proc/self/task here (Linux only); CPU times left out");
@@ -192,7 +197,22 @@ if (inBrowser) {
       import { register } from "./pkg/index.js";
       // source "http": FetchStore over HTTP (chunks arrive one by one); "memory": the same
       // bytes already in memory (a cache, a zip, a local file), so decoding is the bottleneck.
-      window.measure = async (workers, rounds, source, keys) => {
+      // zarrita's ChunkQueue (add, onIdle) with at most \`limit\` chunks in flight.
+      const limitedQueue = (limit) => {
+        let active = 0;
+        const waiting = [], all = [];
+        const next = () => {
+          if (active >= limit || waiting.length === 0) return;
+          active++;
+          const [fn, resolve, reject] = waiting.shift();
+          fn().then(resolve, reject).finally(() => { active--; next(); });
+        };
+        return {
+          add(fn) { all.push(new Promise((resolve, reject) => { waiting.push([fn, resolve, reject]); next(); })); },
+          onIdle: () => Promise.all(all),
+        };
+      };
+      window.measure = async (workers, rounds, source, keys, queue) => {
         const handle = register(zarr.registry, workers ? { workers } : {});
         let store = new zarr.FetchStore(location.origin + "/store");
         if (source === "memory") {
@@ -212,7 +232,7 @@ if (inBrowser) {
           const frame = (t) => { longestFrame = Math.max(longestFrame, t - last); last = t; if (running) requestAnimationFrame(frame); };
           requestAnimationFrame(frame);
           const t0 = performance.now();
-          await zarr.get(arr, [null, null, null]);
+          await zarr.get(arr, [null, null, null], queue ? { createQueue: () => limitedQueue(queue) } : {});
           const wall = performance.now() - t0;
           await new Promise((r) => setTimeout(r, 100));
           running = false;
@@ -232,10 +252,10 @@ if (inBrowser) {
       await page.goto(`${server.url}/index.html`);
       await page.waitForFunction(() => window.ready === true);
       const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-      console.log(`headless Chromium, navigator.hardwareConcurrency = ${cores}; http: FetchStore from a local server, memory: the same bytes in a Map store`);
+      console.log(`headless Chromium, navigator.hardwareConcurrency = ${cores}; http: FetchStore from a local server, memory: the same bytes in a Map store; ${queueLimit ? `zarr.get with at most ${queueLimit} chunks in flight (--queue)` : "zarr.get's default queue (every chunk started at once)"}`);
       for (const source of ["http", "memory"]) {
         for (const n of [0, workers]) {
-          const r = await page.evaluate(([w, k, src, keys]) => window.measure(w, k, src, keys), [n, rounds, source, [...store.keys()]]);
+          const r = await page.evaluate(([w, k, src, keys, q]) => window.measure(w, k, src, keys, q), [n, rounds, source, [...store.keys()], queueLimit]);
           console.log(
             `${source.padEnd(6)} ${n === 0 ? "no pool           " : `pool, ${n} worker${n > 1 ? "s" : ""}      `.slice(0, 18)} (${r.mode}): wall ${r.wall.toFixed(0)} ms, ` +
               `${r.count} long tasks, longest ${r.longest.toFixed(0)} ms, total blocking time ${r.tbt.toFixed(0)} ms, longest frame gap ${r.longestFrame.toFixed(0)} ms`,
