@@ -11,23 +11,23 @@
 //   node bench/pool-overheads.mjs [--dist=DIR]
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
 
-const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+const config = CONFIGS["420"];
 const shape = [256, 256, 3];
 
 if (isMainThread) {
   const distOption = process.argv.find((a) => a.startsWith("--dist="));
   const dist = distOption ? path.resolve(distOption.slice("--dist=".length)) : new URL("../dist", import.meta.url).pathname;
-  const index = pathToFileURL(path.join(dist, "index.js")).href;
-  const api = await import(index);
+  const loader = loaderUrl(dist);
+  const api = await import(loader);
   await api.init();
   const { loadPng, tile } = await import("./lib/images.mjs");
   // the top-left 256² of ihc.png (tile() of a larger image is its top-left crop)
   const { data } = tile(loadPng(new URL("../samples/ihc.png", import.meta.url), 3), 256);
   const stream = api.encode(config, data, shape);
 
-  const start = (task) => new Worker(new URL(import.meta.url), { workerData: { task, index, stream } });
+  const start = (task) => new Worker(new URL(import.meta.url), { workerData: { task, loader, stream } });
   const decodeRates = (n) =>
     Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
       const worker = start("decode");
@@ -60,9 +60,9 @@ if (isMainThread) {
   console.log(`\n2. ${N} jobs to a worker and back without decoding: ${(performance.now() - t0).toFixed(0)} ms wall, ` +
     `${((cpu.user + cpu.system) / N).toFixed(0)} µs of CPU per chunk (all threads)`);
 } else {
-  const { task, index, stream } = workerData;
+  const { task, loader, stream } = workerData;
   if (task === "decode") {
-    const api = await import(index);
+    const api = await import(loader);
     await api.initDecoder();
     const out = new Uint8Array(256 * 256 * 3);
     const rate = (ms) => {
