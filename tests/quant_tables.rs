@@ -200,9 +200,12 @@ fn streams_carry_mozjpeg_tables_scaled_as_libjpeg_scales_them() {
 /// The reason to offer the tables: on the bench's images, mean squared error rewards other
 /// tables than Annex K's. At equal PSNR (BD-rate against the default tables), the flat
 /// table writes fewer bytes on the colour sample (ihc, 4:2:0), MS-SSIM's on the grayscale
-/// one (cell), and trellis quantisation adds to each table's gain: beyond 14.5 % and 9 %
+/// one (cell), and trellis quantisation adds to each table's gain: beyond 13.5 % and 6.5 %
 /// with the λ that follows the harmonic mean of flat tables' steps (`TRELLIS_HARMONIC`,
-/// vendor/PATCHES.md section 9; λ from the mean square alone gave 13.0 % on ihc).
+/// vendor/PATCHES.md section 9; λ from the mean square alone gave 13.0 % on ihc). The
+/// default curve has the luma dead zone (section 12), as do the others: it took 1.6 % off
+/// the default's bytes on ihc and 3 % on cell, and as much off these relative gains (they
+/// were 15.9 % and 10.5 % before it).
 #[test]
 fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
     for (name, image, json, table, min_gain, min_gain_trellis) in [
@@ -212,7 +215,7 @@ fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
             r#"{"quality": QQ, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
             "flat",
             6.0,
-            14.5,
+            13.5,
         ),
         (
             "cell gray",
@@ -220,7 +223,7 @@ fn other_tables_write_fewer_bytes_at_equal_psnr_on_the_sample_images() {
             r#"{"quality": QQ, "encoded_color_space": "grayscale"}"#,
             "ms-ssim",
             2.0,
-            9.0,
+            6.5,
         ),
     ] {
         let default = rd_curve(&image, json, &EncodeOptions::default());

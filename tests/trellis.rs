@@ -107,19 +107,19 @@ fn trellis_gains_at_equal_psnr_on_the_sample_images() {
             "ihc 4:2:0",
             ihc(),
             r#"{"quality": QQ, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
-            2.0,
+            1.0,
         ),
         (
             "ihc rgb",
             ihc(),
             r#"{"quality": QQ, "encoded_color_space": "rgb"}"#,
-            2.0,
+            1.0,
         ),
         (
             "cell gray",
             cell(),
             r#"{"quality": QQ, "encoded_color_space": "grayscale"}"#,
-            5.0,
+            4.0,
         ),
     ] {
         let plain = rd_curve(&image, json, &options(false, true));
@@ -148,12 +148,14 @@ fn trellis_gains_at_equal_psnr_on_the_sample_images() {
     }
 }
 
-/// With the option off, the codec writes the bytes it wrote before trellis existed: the
-/// digest of main's streams (ba43277), computed there with this same
-/// function; `trellis: false` is the default.
+/// With the option off, the codec writes the default streams: a digest of them, so that a
+/// change to the default encoder's bytes is a decision, not an accident; `trellis: false`
+/// is the default. It changed once on purpose since trellis came: with the luma dead zone
+/// (vendor/PATCHES.md, jpeg-encoder section 12; before it, 8208754211910499017, the
+/// streams of main before trellis, ba43277).
 #[test]
 fn option_off_writes_the_bytes_of_before() {
-    assert_eq!(default_streams_digest(), (8208754211910499017, 1120));
+    assert_eq!(default_streams_digest(), (12924061152220533499, 1120));
     let cfg = config(
         r#"{"quality": 75, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
     );

@@ -248,7 +248,17 @@ impl QuantizationTable {
             corrections16: [0; 64],
         };
         for i in 0..64 {
-            let (reciprocal, correction) = compute_reciprocal(q.table[i].get() as u32);
+            let divisor = q.table[i].get() as u32;
+            let (reciprocal, mut correction) = compute_reciprocal(divisor);
+            // [zarr-jpeg patch] A dead zone for the AC coefficients of luma tables (and of
+            // every component in `set_luma_tables` mode): ceil(0.46 × step) added before the
+            // division instead of half a step, so a value rounds up from 0.54 of a step
+            // rather than 0.5. Fewer bytes at equal PSNR (BD-rate −1.2 to −3.2 % on natural
+            // images, PSNR at equal quality −0.01 to −0.05 dB; vendor/PATCHES.md, section 12).
+            // Chroma keeps exact rounding: in 4:2:0 a chroma sample's error covers four pixels.
+            if luma && i != 0 {
+                correction = ((divisor * 23 + 49) / 50) as i32; // divisor ≤ 16,384: no overflow
+            }
             q.reciprocals[i] = reciprocal;
             q.corrections[i] = correction;
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
