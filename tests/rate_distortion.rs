@@ -62,7 +62,7 @@ fn fewer_bytes_than_libjpeg_turbo_at_equal_psnr_and_no_worse_at_equal_quality() 
             ihc(),
             r#"{"quality": QQ, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#,
             &["-sample", "1x1"][..],
-            0.8,
+            1.2,
         ),
         (
             "ihc rgb",

@@ -715,12 +715,15 @@ impl<W: JfifWrite> Encoder<W> {
             });
         }
 
+        // [zarr-jpeg patch] the dead zone (quantization.rs): luma, and chroma at full resolution
+        let full_chroma = self.luma_tables || self.sampling_factor.get_sampling_factors() == (1, 1);
         let q_tables = [
-            QuantizationTable::new_with_quality(&self.quantization_tables[0], self.quality, true),
+            QuantizationTable::new_with_quality(&self.quantization_tables[0], self.quality, true, true),
             QuantizationTable::new_with_quality(
                 &self.quantization_tables[1],
                 self.quality,
                 self.luma_tables,
+                full_chroma,
             ),
         ];
 
