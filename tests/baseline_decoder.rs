@@ -14,9 +14,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{config, encoder_configs, pattern_image, repo_path};
+use common::{cjpeg, config, encoder_configs, pattern_image, repo_path, Image};
 use zarr_jpeg::baseline::{self, Output};
 use zarr_jpeg::{ChunkLayout, JpegConfig};
 use zune_jpeg::zune_core::bytestream::ZCursor;
@@ -242,37 +240,30 @@ fn encoded() -> Vec<Case> {
 /// libjpeg-turbo's `cjpeg` with restart intervals (in MCU rows and in MCUs).
 fn restart_streams() -> Vec<Case> {
     let mut out = Vec::new();
-    let dir = std::env::temp_dir().join(format!("zarr-jpeg-baseline-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     for (h, w) in [(61, 47), (40, 130), (16, 16)] {
         for (c, sample) in [(3, "2x2"), (3, "1x1"), (3, "2x1"), (1, "1x1")] {
-            let samples = pattern_image(6, h, w, c, 7);
-            let mut ppm = format!("P{}\n{w} {h}\n255\n", if c == 1 { 5 } else { 6 }).into_bytes();
-            ppm.extend_from_slice(&samples);
-            let input = dir.join("in.pnm");
-            std::fs::write(&input, &ppm).unwrap();
+            let image = Image {
+                height: h,
+                width: w,
+                components: c,
+                samples: pattern_image(6, h, w, c, 7),
+            };
             for restart in ["1", "2", "1B", "3B", "7B"] {
                 for quality in ["50", "95"] {
-                    let output = Command::new("cjpeg")
-                        .args(["-quality", quality, "-sample", sample, "-restart", restart])
-                        .arg(&input)
-                        .output()
-                        .expect(
-                            "cjpeg (libjpeg-turbo) is needed: apt-get install libjpeg-turbo-progs",
-                        );
-                    assert!(output.status.success(), "cjpeg failed");
                     out.push(Case {
                         name: format!(
                             "cjpeg -restart {restart} -sample {sample} q{quality} {h}x{w} c{c}"
                         ),
-                        stream: output.stdout,
+                        stream: cjpeg(
+                            &image,
+                            &["-quality", quality, "-sample", sample, "-restart", restart],
+                        ),
                         clean_baseline: true,
                     });
                 }
             }
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
     out
 }
 

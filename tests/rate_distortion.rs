@@ -8,43 +8,22 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 /// libjpeg-turbo's curve: (PSNR on djpeg's decode, bytes) at q 50–95 in steps of 5.
 fn cjpeg_curve(image: &Image, args: &[&str]) -> Vec<(f64, f64)> {
-    let dir = std::env::temp_dir().join(format!("zarr-jpeg-rd-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join(if image.components == 1 {
-        "in.pgm"
-    } else {
-        "in.ppm"
-    });
-    let magic = if image.components == 1 { "P5" } else { "P6" };
-    let mut bytes = format!("{magic}\n{} {}\n255\n", image.width, image.height).into_bytes();
-    bytes.extend_from_slice(&image.samples);
-    std::fs::write(&input, bytes).unwrap();
-    let curve = (50..=95)
+    (50..=95)
         .step_by(5)
         .map(|q| {
-            let out = Command::new("cjpeg")
-                .args(["-optimize", "-quality", &q.to_string()])
-                .args(args)
-                .arg(&input)
-                .output()
-                .expect("cjpeg (libjpeg-turbo-progs) is needed for this test");
-            assert!(
-                out.status.success(),
-                "cjpeg: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let quality = q.to_string();
+            let mut all = vec!["-optimize", "-quality", &quality];
+            all.extend_from_slice(args);
+            let stream = cjpeg(image, &all);
             (
-                psnr(&image.samples, &djpeg(&out.stdout).samples),
-                out.stdout.len() as f64,
+                psnr(&image.samples, &djpeg(&stream).samples),
+                stream.len() as f64,
             )
         })
-        .collect();
-    std::fs::remove_dir_all(&dir).ok();
-    curve
+        .collect()
 }
 
 #[test]

@@ -192,6 +192,32 @@ pub fn djpeg(stream: &[u8]) -> Image {
 
 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
+/// Encodes `image` with libjpeg-turbo's `cjpeg` and the given arguments (the input goes
+/// last, as a binary PGM or PPM): the twin of `djpeg`, for streams from an independent
+/// encoder.
+pub fn cjpeg(image: &Image, args: &[&str]) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("zarr-jpeg-cjpeg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let input = dir.join(format!("{n}.pnm"));
+    let magic = if image.components == 1 { "P5" } else { "P6" };
+    let mut bytes = format!("{magic}\n{} {}\n255\n", image.width, image.height).into_bytes();
+    bytes.extend_from_slice(&image.samples);
+    std::fs::write(&input, bytes).unwrap();
+    let output = Command::new("cjpeg")
+        .args(args)
+        .arg(&input)
+        .output()
+        .expect("cjpeg (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup`");
+    std::fs::remove_file(&input).ok();
+    assert!(
+        output.status.success(),
+        "cjpeg {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
 /// Binary PGM (P5) or PPM (P6) with maxval 255.
 pub fn parse_pnm(bytes: &[u8]) -> Image {
     let mut fields = Vec::new();
