@@ -171,52 +171,42 @@ pub fn config(json: &str) -> JpegConfig {
 /// Decodes a JPEG stream with libjpeg-turbo's `djpeg` (default settings: islow IDCT,
 /// fancy upsampling, colour space from the markers) into an image.
 pub fn djpeg(stream: &[u8]) -> Image {
-    let dir = std::env::temp_dir().join(format!("zarr-jpeg-djpeg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let input = dir.join(format!("{n}.jpg"));
-    std::fs::write(&input, stream).unwrap();
-    let output = Command::new("djpeg")
-        .arg("-pnm")
-        .arg(&input)
-        .output()
-        .expect("djpeg (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup`");
-    std::fs::remove_file(&input).ok();
-    assert!(
-        output.status.success(),
-        "djpeg failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    parse_pnm(&output.stdout)
+    parse_pnm(&libjpeg_turbo("djpeg", &["-pnm"], stream, "jpg"))
 }
-
-static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Encodes `image` with libjpeg-turbo's `cjpeg` and the given arguments (the input goes
 /// last, as a binary PGM or PPM): the twin of `djpeg`, for streams from an independent
 /// encoder.
 pub fn cjpeg(image: &Image, args: &[&str]) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("zarr-jpeg-cjpeg-{}", std::process::id()));
+    let magic = if image.components == 1 { "P5" } else { "P6" };
+    let mut pnm = format!("{magic}\n{} {}\n255\n", image.width, image.height).into_bytes();
+    pnm.extend_from_slice(&image.samples);
+    libjpeg_turbo("cjpeg", args, &pnm, "pnm")
+}
+
+/// Runs one of libjpeg-turbo's programs with `args` and `input` written to a scratch file
+/// (named `*.{extension}`, given last), and returns what it printed; a failure fails the test.
+fn libjpeg_turbo(program: &str, args: &[&str], input: &[u8], extension: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("zarr-jpeg-{program}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let input = dir.join(format!("{n}.pnm"));
-    let magic = if image.components == 1 { "P5" } else { "P6" };
-    let mut bytes = format!("{magic}\n{} {}\n255\n", image.width, image.height).into_bytes();
-    bytes.extend_from_slice(&image.samples);
-    std::fs::write(&input, bytes).unwrap();
-    let output = Command::new("cjpeg")
+    let file = dir.join(format!("{n}.{extension}"));
+    std::fs::write(&file, input).unwrap();
+    let output = Command::new(program)
         .args(args)
-        .arg(&input)
+        .arg(&file)
         .output()
-        .expect("cjpeg (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup`");
-    std::fs::remove_file(&input).ok();
+        .unwrap_or_else(|e| panic!("{program} (libjpeg-turbo) is needed for interoperability tests: apt-get install libjpeg-turbo-progs, or run `npm run setup` ({e})"));
+    std::fs::remove_file(&file).ok();
     assert!(
         output.status.success(),
-        "cjpeg {args:?} failed: {}",
+        "{program} {args:?} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     output.stdout
 }
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Binary PGM (P5) or PPM (P6) with maxval 255.
 pub fn parse_pnm(bytes: &[u8]) -> Image {
