@@ -11,8 +11,7 @@ use common::*;
 
 /// libjpeg-turbo's curve: (PSNR on djpeg's decode, bytes) at q 50–95 in steps of 5.
 fn cjpeg_curve(image: &Image, args: &[&str]) -> Vec<(f64, f64)> {
-    (50..=95)
-        .step_by(5)
+    rd_qualities()
         .map(|q| {
             let quality = q.to_string();
             let mut all = vec!["-optimize", "-quality", &quality];
@@ -62,7 +61,7 @@ fn fewer_bytes_than_libjpeg_turbo_at_equal_psnr_and_no_worse_at_equal_quality() 
         let theirs = cjpeg_curve(&image, cjpeg_args);
         let bd = bd_rate(&theirs, &ours);
         println!("{name}: BD-rate against cjpeg -optimize {bd:+.2} %");
-        for (q, (o, t)) in (50..=95).step_by(5).zip(ours.iter().zip(&theirs)) {
+        for (q, (o, t)) in rd_qualities().zip(ours.iter().zip(&theirs)) {
             println!(
                 "  q{q}: ours {:.0} B {:.2} dB, libjpeg-turbo {:.0} B {:.2} dB",
                 o.1, o.0, t.1, t.0

@@ -124,7 +124,7 @@ fn trellis_gains_at_equal_psnr_on_the_sample_images() {
     ] {
         let plain = rd_curve(&image, json, &options(false, true));
         let trellis = rd_curve(&image, json, &options(true, true));
-        for (q, (p, t)) in (50..=95).step_by(5).zip(plain.iter().zip(&trellis)) {
+        for (q, (p, t)) in rd_qualities().zip(plain.iter().zip(&trellis)) {
             assert!(t.1 < p.1, "{name} q{q}: {} ≥ {} bytes", t.1, p.1);
             if let Some(at) = log_bytes_at(&plain, t.0) {
                 assert!(
@@ -138,7 +138,7 @@ fn trellis_gains_at_equal_psnr_on_the_sample_images() {
         }
         let bd = bd_rate(&plain, &trellis);
         println!("{name}: BD-rate of trellis against the default {bd:.2} %");
-        for (q, (p, t)) in (50..=95).step_by(5).zip(plain.iter().zip(&trellis)) {
+        for (q, (p, t)) in rd_qualities().zip(plain.iter().zip(&trellis)) {
             println!(
                 "  q{q}: {:.0} B {:.2} dB → {:.0} B {:.2} dB",
                 p.1, p.0, t.1, t.0

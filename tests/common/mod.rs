@@ -584,13 +584,17 @@ pub const FIXTURES: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// The qualities of a rate–distortion curve, in the order of its points: 50–95 in steps of 5.
+pub fn rd_qualities() -> impl Iterator<Item = u32> {
+    (50..=95).step_by(5)
+}
+
 /// A rate–distortion curve of `image` encoded with `options` at q 50–95 in steps of 5
 /// (`json` holds the configuration with `QQ` for the quality): (PSNR on djpeg's decode,
 /// bytes) per quality.
 #[cfg(feature = "encoder")]
 pub fn rd_curve(image: &Image, json: &str, options: &zarr_jpeg::EncodeOptions) -> Vec<(f64, f64)> {
-    (50..=95)
-        .step_by(5)
+    rd_qualities()
         .map(|q| {
             let cfg = config(&json.replace("QQ", &q.to_string()));
             let stream = zarr_jpeg::encode_from_with_options(
