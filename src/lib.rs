@@ -44,3 +44,17 @@ pub use encode::{
     SampleSource,
 };
 pub use error::{CodecError, ErrorKind};
+
+/// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of
+/// std's dlmalloc, whose code is about 8 KB of each module (2 KB gzip). Like dlmalloc it
+/// takes memory from `memory.grow` as needed and reuses what is freed; an allocation that
+/// cannot be met still fails the same way (`handle_alloc_error`, a trap). Decoding is as
+/// fast with it; the encoder is not (0.84-0.99x in bench/ab.mjs --encode), so modules with
+/// the encoder keep dlmalloc. Single-threaded wasm only (no `atomics`), as built.
+#[cfg(all(
+    target_arch = "wasm32",
+    not(target_feature = "atomics"),
+    not(feature = "encoder")
+))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
