@@ -9,6 +9,10 @@
 // wasm memory where the API hands back a view (cornerstone), as any real caller must.
 import * as ours from "zarr-jpeg-under-test"; // bench/run.mjs resolves this to its snapshot of dist/
 import * as oursScalar from "zarr-jpeg-scalar-under-test"; // a copy of it, loaded as the scalar fallback
+// Another copy, loaded with initDecoder() only: the decode-only module a viewer runs
+// (register() loads it). Its SIMD build has a faster IDCT than the whole codec's (the
+// writer's payload has no room for it), so "ours" decodes with it.
+import * as oursReader from "zarr-jpeg-reader-under-test";
 import libjpegturbowasm from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
 import jsqDecode, { init as jsqDecInit } from "@jsquash/jpeg/decode.js";
 import jsqEncode, { init as jsqEncInit } from "@jsquash/jpeg/encode.js";
@@ -37,7 +41,10 @@ async function compile(url) {
 async function setup() {
   await ours.init();
   await oursScalar.init({ simd: false });
-  if (ours.usesSimd() !== true || oursScalar.usesSimd() !== false) throw new Error("ours: expected the SIMD module and, beside it, the scalar one");
+  await oursReader.initDecoder();
+  if (ours.usesSimd() !== true || oursScalar.usesSimd() !== false || oursReader.usesSimd() !== true) {
+    throw new Error("ours: expected the SIMD modules and, beside them, the scalar one");
+  }
   cs = await libjpegturbowasm({ locateFile: () => CS_WASM });
   csDecoder = new cs.JPEGDecoder();
   csEncoder = new cs.JPEGEncoder();
@@ -158,12 +165,12 @@ function candidates(spec, raw, jpeg, plain) {
 
   const intoBuffer = new Uint8Array(n * channels);
   const decode = {
-    ours: { run: () => ours.decode(config, jpeg, shape), channels },
+    ours: { run: () => oursReader.decode(config, jpeg, shape), channels },
     "ours (scalar)": { run: () => oursScalar.decode(config, jpeg, shape), channels },
     // The same decode into one reused buffer (decodeInto): no new array per call.
     "ours (decodeInto)": {
       run: () => {
-        ours.decodeInto(config, jpeg, shape, intoBuffer);
+        oursReader.decodeInto(config, jpeg, shape, intoBuffer);
         return intoBuffer;
       },
       channels,
@@ -189,7 +196,7 @@ function candidates(spec, raw, jpeg, plain) {
   // The same decoders on the same stream without restart intervals (`plain`: jpegtran
   // -optimize of it, the same coefficients), to show what our restart intervals do to each.
   if (plain) {
-    decode["ours (no restarts)"] = { run: () => ours.decode(config, plain, shape), channels };
+    decode["ours (no restarts)"] = { run: () => oursReader.decode(config, plain, shape), channels };
     decode["cornerstone (no restarts)"] = { run: () => cornerstoneDecode(plain), channels };
     decode["ImageDecoder (no restarts)"] = { run: () => imageDecoderDecode(plain), channels: 4 };
   }

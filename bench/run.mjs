@@ -36,6 +36,7 @@ const workUrl = "/" + path.relative(root, workDir).split(path.sep).join("/");
 // dist/ is shared with builds in progress: the run measures a private copy taken at the start.
 const distDir = path.join(workDir, "dist");
 const scalarDistDir = path.join(workDir, "dist-scalar");
+const readerDistDir = path.join(workDir, "dist-reader");
 
 async function snapshotDist() {
   const src = path.join(root, "dist");
@@ -50,6 +51,10 @@ async function snapshotDist() {
       // beside the SIMD module ("ours (scalar)").
       fs.rmSync(scalarDistDir, { recursive: true, force: true });
       fs.cpSync(distDir, scalarDistDir, { recursive: true });
+      // A third, loaded with initDecoder() only: the decode-only module viewers run, which
+      // decodes ("ours", "ours (decodeInto)"); the whole codec (init()) has its own IDCT.
+      fs.rmSync(readerDistDir, { recursive: true, force: true });
+      fs.cpSync(distDir, readerDistDir, { recursive: true });
       // a build may have been rewriting files mid-copy: check the copy loads
       const probe = fs.readFileSync(path.join(distDir, "index.js"), "utf8");
       if (!probe.includes("export")) throw new Error("dist/index.js empty");
@@ -379,13 +384,15 @@ function nativeCeiling(c) {
   }
 }
 
-// page.js imports "zarr-jpeg-under-test" (the snapshot of dist/) and
-// "zarr-jpeg-scalar-under-test" (a copy of it, loaded with `simd: false`).
+// page.js imports "zarr-jpeg-under-test" (the snapshot of dist/), "zarr-jpeg-scalar-under-test"
+// (a copy of it, loaded with `simd: false`) and "zarr-jpeg-reader-under-test" (a copy loaded
+// with initDecoder() only).
 const underTest = {
   name: "under-test",
   setup(b) {
     b.onResolve({ filter: /^zarr-jpeg-under-test$/ }, () => ({ path: path.join(distDir, "index.js") }));
     b.onResolve({ filter: /^zarr-jpeg-scalar-under-test$/ }, () => ({ path: path.join(scalarDistDir, "index.js") }));
+    b.onResolve({ filter: /^zarr-jpeg-reader-under-test$/ }, () => ({ path: path.join(readerDistDir, "index.js") }));
   },
 };
 

@@ -4,6 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dist = new URL("../../dist/index.js", import.meta.url).href;
@@ -83,6 +86,64 @@ test("the SIMD and scalar modules write identical streams and decode identical p
   assert.ok(simd.digests.length >= 50);
   const differing = simd.digests.flatMap((d, i) => (d === scalar.digests[i] ? [] : [i]));
   assert.deepEqual(differing, [], "cases whose stream or pixels differ between the SIMD and scalar modules");
+});
+
+test("the SIMD and scalar decode-only modules decode every stream to the whole codec's pixels", () => {
+  // The decode-only modules have their own IDCT kernel (16-bit lanes in SIMD builds), so
+  // their pixels are compared with the whole codec's on streams it writes: every colour
+  // mode and sampling scheme, qualities 50 to 100 (at 100 some blocks have coefficients
+  // beyond the 16-bit path, which then takes the 32-bit kernel).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-readers-"));
+  const file = path.join(dir, "streams.json");
+  try {
+    const write = `
+      import * as z from ${JSON.stringify(dist)};
+      import { PNG } from "pngjs";
+      import { readFileSync, writeFileSync } from "node:fs";
+      import { createHash } from "node:crypto";
+      await z.init({ simd: true });
+      const png = PNG.sync.read(readFileSync(${JSON.stringify(ihcPath)}));
+      const out = [];
+      for (const [h, w] of [[7, 13], [61, 47], [256, 200]]) {
+        const rgb = new Uint8Array(h * w * 3);
+        for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++)
+          rgb[(y * w + x) * 3 + c] = png.data[((y + 37) % png.height * png.width + (x + 11) % png.width) * 4 + c];
+        for (const quality of [50, 90, 100]) {
+          const cases = [
+            [{ quality, encoded_color_space: "grayscale" }, rgb.filter((_, i) => i % 3 === 1), [h, w]],
+            [{ quality, encoded_color_space: "rgb" }, rgb, [h, w, 3]],
+          ];
+          for (const s of [[1, 1], [2, 1], [1, 2], [2, 2], [4, 1], [4, 2]])
+            cases.push([{ quality, encoded_color_space: "ycbcr", subsampling: [s, [1, 1], [1, 1]] }, rgb, [h, w, 3]]);
+          for (const [config, data, shape] of cases) {
+            const stream = z.encode(config, data, shape);
+            const digest = createHash("sha256").update(z.decode(config, stream, shape)).digest("hex");
+            out.push({ config, shape, stream: Buffer.from(stream).toString("base64"), digest });
+          }
+        }
+      }
+      writeFileSync(${JSON.stringify(file)}, JSON.stringify(out));
+      console.log(JSON.stringify({ cases: out.length }));`;
+    const read = (simd) => `
+      import * as z from ${JSON.stringify(dist)};
+      import { readFileSync } from "node:fs";
+      import { createHash } from "node:crypto";
+      await z.initDecoder({ simd: ${simd} });
+      const cases = JSON.parse(readFileSync(${JSON.stringify(file)}, "utf8"));
+      const digests = cases.map((c) => createHash("sha256").update(z.decode(c.config, Buffer.from(c.stream, "base64"), c.shape)).digest("hex"));
+      console.log(JSON.stringify({ simd: z.usesSimd(), digests }));`;
+    const { cases } = inFreshProcess(write);
+    assert.ok(cases >= 72);
+    const expected = JSON.parse(fs.readFileSync(file, "utf8")).map((c) => c.digest);
+    for (const simd of [true, false]) {
+      const reader = inFreshProcess(read(simd));
+      assert.equal(reader.simd, simd);
+      const differing = reader.digests.flatMap((d, i) => (d === expected[i] ? [] : [i]));
+      assert.deepEqual(differing, [], `cases the ${simd ? "SIMD" : "scalar"} decode-only module decodes differently`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("the SIMD and scalar full decoders decode progressive streams identically; initFullDecoder() follows the loaded variant", () => {

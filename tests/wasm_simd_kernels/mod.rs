@@ -31,10 +31,12 @@ impl Rng {
     }
 }
 
-/// A coefficient from one of several regimes: typical, full i16, extreme i32, boundaries.
+/// A coefficient from one of several regimes: typical, full i16, extreme i32, boundaries,
+/// sparse, and around ±1096, the largest magnitude `idct_i16_wasm_simd`'s 16-bit path takes.
 fn coefficient(rng: &mut Rng, regime: u64) -> i32 {
-    match regime % 5 {
+    match regime % 6 {
         0 => rng.range(-1024, 1024) as i32,
+        5 => rng.range(-1100, 1100) as i32,
         1 => rng.range(i16::MIN as i64, i16::MAX as i64) as i32,
         2 => rng.next() as i32,
         3 => [
@@ -74,6 +76,8 @@ fn check_idct(simd: Idct, scalar: Idct, coeffs: &[i32; 64], name: &str) {
         let mut out_scalar = vec![-7i16; out_len];
         simd(&mut a, &mut out_simd, stride);
         scalar(&mut b, &mut out_scalar, stride);
+        // The kernels leave their input as it was (the decoders' re-zeroing relies on it).
+        assert_eq!(&a, coeffs, "{name}: input changed");
         assert_eq!(
             out_simd, out_scalar,
             "{name}: stride {stride}, len {out_len}, input {coeffs:?}"
@@ -96,6 +100,7 @@ fn idct_8x8_matches_scalar() {
             c[0] = dc;
         }
         check_idct(k::idct_wasm_simd, k::idct_int, &c, "idct 8x8");
+        check_idct(k::idct_i16_wasm_simd, k::idct_int, &c, "idct 8x8 (16-bit)");
     }
     for v in [
         0,
@@ -114,6 +119,32 @@ fn idct_8x8_matches_scalar() {
             &[v; 64],
             "idct 8x8 constant",
         );
+        check_idct(
+            k::idct_i16_wasm_simd,
+            k::idct_int,
+            &[v; 64],
+            "idct 8x8 (16-bit) constant",
+        );
+    }
+    // The 16-bit kernel's fast path takes blocks whose coefficients are all within ±1096. Column
+    // 0 all `top` and column 4 all `-(top - 1)` give first-pass outputs of about ±32,760 in
+    // row 0 that nearly cancel in the second pass, so an output in 0..=255 shows whether
+    // they were exact: at `top` = 1097 the first would be 32,792, which a 16-bit lane
+    // would saturate (output 128 instead of 129).
+    for top in [1096, 1097, 1100] {
+        for sign in [1, -1] {
+            let mut c = [0i32; 64];
+            for row in 0..8 {
+                c[row * 8] = sign * top;
+                c[row * 8 + 4] = -sign * (top - 1);
+            }
+            check_idct(
+                k::idct_i16_wasm_simd,
+                k::idct_int,
+                &c,
+                "idct 8x8 (16-bit) at its limit",
+            );
+        }
     }
 }
 
@@ -130,6 +161,12 @@ fn idct_4x4_matches_scalar_and_keeps_the_contract() {
         check_idct(k::idct4x4_wasm_simd, k::idct4x4, &c, "idct 4x4");
         // The full IDCT gives the same on such blocks.
         check_idct(k::idct_wasm_simd, k::idct4x4, &c, "idct 8x8 on a 4x4 block");
+        check_idct(
+            k::idct_i16_wasm_simd,
+            k::idct4x4,
+            &c,
+            "idct 8x8 (16-bit) on a 4x4 block",
+        );
         // Contract: everything outside the top-left 4x4 is zero on return.
         let mut a = c;
         let mut out = [0i16; 64];

@@ -214,7 +214,9 @@ pub mod __kernels {
     pub use crate::decoder::{ColorConvert16Ptr, IDCTPtr};
     pub use crate::bitstream::huff_extend;
     pub use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
-    pub use crate::idct::{choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func};
+    pub use crate::idct::{
+        choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func, choose_idct_i16_func
+    };
     pub use crate::misc::UN_ZIGZAG;
     pub use crate::upsampler::{
         choose_horizontal_samp_function, choose_hv_samp_function, choose_v_samp_function,
@@ -233,7 +235,7 @@ pub mod __wasm_simd128_kernels {
         ycbcr_to_rgb_row_wasm_simd, ycbcr_to_rgb_wasm_simd, ycbcr_to_rgba_wasm_simd
     };
     pub use crate::idct::scalar::{idct4x4, idct_int};
-    pub use crate::idct::wasm_simd128::{idct4x4_wasm_simd, idct_wasm_simd};
+    pub use crate::idct::wasm_simd128::{idct4x4_wasm_simd, idct_i16_wasm_simd, idct_wasm_simd};
     pub use crate::upsampler::scalar::{upsample_horizontal, upsample_hv, upsample_vertical};
     pub use crate::upsampler::wasm_simd128::{
         upsample_horizontal_wasm_simd, upsample_hv_wasm_simd, upsample_vertical_wasm_simd

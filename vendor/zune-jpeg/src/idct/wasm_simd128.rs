@@ -219,6 +219,199 @@ pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride:
     }
 }
 
+/// The largest coefficient magnitude the `i16` path takes: with every input within
+/// ±`I16_PATH_LIMIT`, each first-pass output, `(Σ wₖ·cₖ + 512) >> 10` with the weights of
+/// `WEIGHTS` (whose absolute values sum to at most 30,610 per output), lies within
+/// ±32,762, so it is exact in an `i16` lane for the second pass. 1,097 would not be.
+const I16_PATH_LIMIT: i16 = 1096;
+const _: () = {
+    let bound = (max_weight_sum() * I16_PATH_LIMIT as i32 + 512) >> 10;
+    assert!(bound <= i16::MAX as i32 && -bound - 1 >= i16::MIN as i32);
+};
+
+/// Full 8×8 IDCT, bit-identical to `scalar::idct_int` and `idct_wasm_simd`, with the
+/// same contract (`in_vector` is left unchanged), faster: blocks whose coefficients all
+/// lie within ±`I16_PATH_LIMIT` (every block of a valid 8-bit stream but extreme ones)
+/// are transformed in 16-bit lanes (`idct_i16`), the rest, which only hostile or unusual
+/// streams produce, by `idct_wasm_simd`. About 0.7 KB gzip more code than that kernel
+/// alone, so zarr-jpeg uses it only where the payload allows (`choose_idct_i16_func`).
+pub fn idct_i16_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
+    let Some(mut out) = Block::new(out_vector, stride) else {
+        return short_output(idct_i16_wasm_simd, in_vector, out_vector, stride);
+    };
+    // Saturating narrows: a lane is zero exactly when its coefficient is, and within the
+    // limit exactly when its coefficient is.
+    let mut rows = [i16x8_splat(0); 8];
+    for (i, row) in rows.iter_mut().enumerate() {
+        *row = i16x8_narrow_i32x4(load(in_vector, i * 8), load(in_vector, i * 8 + 4));
+    }
+
+    // All 63 AC coefficients zero: the block is flat (the scalar code's idct_int_1x1).
+    let mut or = v128_and(rows[0], i16x8(0, -1, -1, -1, -1, -1, -1, -1));
+    for row in &rows[1..] {
+        or = v128_or(or, *row);
+    }
+    if !v128_any_true(or) {
+        let dc = in_vector[0].wrapping_add(4).wrapping_add(1024) >> 3;
+        let v = i16x8_splat(dc.clamp(0, 255) as i16);
+        for i in 0..8 {
+            out.store(i, v);
+        }
+        return;
+    }
+
+    let mut largest = i16x8_abs(rows[0]);
+    for row in &rows[1..] {
+        largest = u16x8_max(largest, i16x8_abs(*row));
+    }
+    if v128_any_true(u16x8_gt(largest, i16x8_splat(I16_PATH_LIMIT))) {
+        return idct_wasm_simd(in_vector, out.out, out.stride);
+    }
+    idct_i16(rows, &mut out);
+}
+
+/// Lanes 0..4 of `a` and `b`, interleaved: `a0 b0 a1 b1 a2 b2 a3 b3`.
+#[inline(always)]
+fn zip_lo16(a: v128, b: v128) -> v128 {
+    i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(a, b)
+}
+
+/// Lanes 4..8 of `a` and `b`, interleaved.
+#[inline(always)]
+fn zip_hi16(a: v128, b: v128) -> v128 {
+    i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(a, b)
+}
+
+/// `scalar::idct_int`'s 1-D pass as sums of products, each output `x ± t` with the even
+/// sum `x` from inputs 0, 2, 4, 6 and the odd sum `t` from 1, 3, 5, 7: as weight pairs for
+/// `i32x4_dot_i16x8` on interleaved inputs `(in0, in4)`, `(in2, in6)`, `(in1, in5)`,
+/// `(in3, in7)`. Even: `4096·(in0 ± in4)`, then on `(in2, in6)` the `t3` and `t2` of the
+/// scalar code. Odd, on `(in1, in5)` and `(in3, in7)` in turn: its `t3`, `t2`, `t1`, `t0`
+/// (its products of `p1`…`p5` multiplied out).
+const WEIGHTS: [(i16, i16); 12] = [
+    (4096, 4096),
+    (4096, -4096),
+    (5352, 2217),
+    (2217, -5350),
+    (5683, 3219),
+    (4816, 1131),
+    (4816, -5681),
+    (-1129, -3218),
+    (3219, 1132),
+    (-5681, 4816),
+    (1131, 4816),
+    (-3218, -5680),
+];
+
+/// The largest sum of absolute weights of one output of `half_pass`.
+const fn max_weight_sum() -> i32 {
+    const fn abs(pair: (i16, i16)) -> i32 {
+        (pair.0 as i32).abs() + (pair.1 as i32).abs()
+    }
+    let mut max = 0;
+    let mut even = 0;
+    while even < 2 {
+        let x = abs(WEIGHTS[even]) + abs(WEIGHTS[2 + even]);
+        let mut odd = 0;
+        while odd < 4 {
+            let sum = x + abs(WEIGHTS[4 + 2 * odd]) + abs(WEIGHTS[5 + 2 * odd]);
+            if sum > max {
+                max = sum;
+            }
+            odd += 1;
+        }
+        even += 1;
+    }
+    max
+}
+
+/// One 1-D pass of `scalar::idct_int` on four lanes, from its eight inputs paired as
+/// `(in0, in4), (in1, in5), (in2, in6), (in3, in7)` in each 32-bit lane: each output is
+/// `(Σ wₖ·inₖ + BIAS) >> SHIFT` (`WEIGHTS`), the scalar code's sums of products multiplied
+/// out. In wrapping 32-bit arithmetic the two are the same sum, so the outputs are the
+/// same bits; the products are exact because inputs and weights fit in `i16`
+/// (`i32x4_dot_i16x8`). Returns the outputs saturated to `i16` in pairs:
+/// `[out0 | out1]`, `[out2 | out3]`, `[out4 | out5]`, `[out6 | out7]`, so that one half's
+/// results take four registers while the other half is computed.
+#[inline(always)]
+fn half_pass<const BIAS: i32, const SHIFT: u32>(
+    p04: v128,
+    p15: v128,
+    p26: v128,
+    p37: v128,
+) -> [v128; 4] {
+    let w = |k: usize| {
+        let (a, b) = WEIGHTS[k];
+        i16x8(a, b, a, b, a, b, a, b)
+    };
+    let dot = i32x4_dot_i16x8;
+    // even part: t0 ± t3, t1 ± t2
+    let e0 = i32x4_add(dot(p04, w(0)), i32x4_splat(BIAS));
+    let e1 = i32x4_add(dot(p04, w(1)), i32x4_splat(BIAS));
+    let t3 = dot(p26, w(2));
+    let t2 = dot(p26, w(3));
+    let x0 = i32x4_add(e0, t3);
+    let x3 = i32x4_sub(e0, t3);
+    let x1 = i32x4_add(e1, t2);
+    let x2 = i32x4_sub(e1, t2);
+    // odd part: the four sums over in1, in3, in5, in7
+    let t3 = i32x4_add(dot(p15, w(4)), dot(p37, w(5)));
+    let t2 = i32x4_add(dot(p15, w(6)), dot(p37, w(7)));
+    let t1 = i32x4_add(dot(p15, w(8)), dot(p37, w(9)));
+    let t0 = i32x4_add(dot(p15, w(10)), dot(p37, w(11)));
+    let out = |a: v128, b: v128| i16x8_narrow_i32x4(i32x4_shr(a, SHIFT), i32x4_shr(b, SHIFT));
+    [
+        out(i32x4_add(x0, t3), i32x4_add(x1, t2)),
+        out(i32x4_add(x2, t1), i32x4_add(x3, t0)),
+        out(i32x4_sub(x3, t0), i32x4_sub(x2, t1)),
+        out(i32x4_sub(x1, t2), i32x4_sub(x0, t3)),
+    ]
+}
+
+/// The 8×8 IDCT of a block whose coefficients (`rows`, one row each) lie within
+/// ±`I16_PATH_LIMIT`, in 16-bit lanes: bit-identical to the 32-bit passes on such blocks
+/// (`half_pass`), with half the lanes' worth of work and no 32-bit multiplies.
+#[inline(always)]
+fn idct_i16(rows: [v128; 8], out: &mut Block<'_>) {
+    // First pass, down the columns (rows k and k+4 paired), for columns 0..4 and 4..8.
+    // Exact in 16 bits: within ±32,762 (`I16_PATH_LIMIT`). `q[h][j]` holds rows 2j and
+    // 2j+1 of the result, four columns each.
+    let lo = [0, 1, 2, 3].map(|k| zip_lo16(rows[k], rows[k + 4]));
+    let hi = [0, 1, 2, 3].map(|k| zip_hi16(rows[k], rows[k + 4]));
+    let q = [
+        half_pass::<512, 10>(lo[0], lo[1], lo[2], lo[3]),
+        half_pass::<512, 10>(hi[0], hi[1], hi[2], hi[3]),
+    ];
+    // Row y with its columns paired (u, u+4) in each 32-bit lane, then those lanes
+    // gathered across rows 0..4 and 4..8: the second pass's paired inputs.
+    let a = [0, 1, 2, 3].map(|j| [zip_lo16(q[0][j], q[1][j]), zip_hi16(q[0][j], q[1][j])]);
+    let top = transpose4(a[0][0], a[0][1], a[1][0], a[1][1]);
+    let bottom = transpose4(a[2][0], a[2][1], a[3][0], a[3][1]);
+    // Second pass, along the rows. `r[h][j]` holds columns 2j and 2j+1 of rows 4h..4h+4.
+    let r = [
+        half_pass::<SCALE_BITS, 17>(top[0], top[1], top[2], top[3]),
+        half_pass::<SCALE_BITS, 17>(bottom[0], bottom[1], bottom[2], bottom[3]),
+    ];
+    let zero = i16x8_splat(0);
+    let max = i16x8_splat(255);
+    for (h, r) in r.iter().enumerate() {
+        let v = r.map(|v| i16x8_min(i16x8_max(v, zero), max));
+        // Back to rows: columns (0, 2), (1, 3), (4, 6), (5, 7) interleaved, then 0..4 and 4..8.
+        let z0 = zip_lo16(v[0], v[1]);
+        let z1 = zip_hi16(v[0], v[1]);
+        let z2 = zip_lo16(v[2], v[3]);
+        let z3 = zip_hi16(v[2], v[3]);
+        let w0 = zip_lo16(z0, z1); // rows 0, 1 of the four, columns 0..4
+        let w1 = zip_hi16(z0, z1); // rows 2, 3
+        let w2 = zip_lo16(z2, z3); // rows 0, 1, columns 4..8
+        let w3 = zip_hi16(z2, z3);
+        out.store(4 * h, i64x2_shuffle::<0, 2>(w0, w2));
+        out.store(4 * h + 1, i64x2_shuffle::<1, 3>(w0, w2));
+        out.store(4 * h + 2, i64x2_shuffle::<0, 2>(w1, w3));
+        out.store(4 * h + 3, i64x2_shuffle::<1, 3>(w1, w3));
+    }
+}
+
 /// 4×4 IDCT (only the top-left 4×4 coefficients may be non-zero; they are left as they
 /// are and the rest stays zero, the contract of `choose_idct_4x4_func`). Bit-identical
 /// to `scalar::idct4x4`: the first pass runs on the four non-zero columns only (one
