@@ -12,11 +12,12 @@
 //! zune-jpeg. It never has to reproduce zune's errors, only its samples.
 //!
 //! Stages: `headers.rs` (tables, frame, scan), `huffman.rs` (scan data and block
-//! decoding), `scan.rs` (MCU loop, restarts, IDCT), `output.rs` (up-sampling, colour,
-//! crop).
+//! decoding), `scan.rs` (MCU loop, restarts), `idct.rs` (the IDCT kernel of each block),
+//! `output.rs` (up-sampling, colour, crop).
 
 mod headers;
 mod huffman;
+mod idct;
 mod output;
 mod scan;
 
@@ -24,8 +25,9 @@ use zune_jpeg::__kernels as zk;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
 
+use idct::Idct;
 use output::{Chroma, Sink, Writer};
-use scan::{Idct, RowBuffer, Scan};
+use scan::{RowBuffer, Scan};
 
 use crate::decode::SampleSink;
 
@@ -131,26 +133,7 @@ pub(crate) fn decode_to(
     let padded_width = mcu_x * 8 * h_max;
 
     let options = DecoderOptions::default();
-    // The decode-only modules, which viewers load, take the faster 16-bit IDCT; modules
-    // with the encoder keep the kernel whose code is 0.7 KB gzip smaller, for the
-    // writer's payload. The same samples either way.
-    let full = if cfg!(feature = "encoder") {
-        zk::choose_idct_func(&options)
-    } else {
-        zk::choose_idct_i16_func(&options)
-    };
-    let idct = Idct {
-        // DC-only blocks: the SIMD full IDCTs start with the same flat-block shortcut,
-        // giving the 1×1 IDCT's samples, so SIMD builds use them and leave the 1×1 function
-        // out (~100 B gzip); the scalar full IDCT would first compare 63 coefficients
-        one: if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
-            full
-        } else {
-            zk::choose_idct_1x1_func(&options)
-        },
-        four: zk::choose_idct_4x4_func(&options),
-        full,
-    };
+    let idct = Idct::new(&options);
     let (chroma, upsampler): (Chroma, zk::UpSampler) = match (h_max, v_max) {
         _ if nc == 1 => (Chroma::None, zk::generic_sampler()),
         (1, 1) => (Chroma::None, zk::generic_sampler()),

@@ -1,18 +1,15 @@
 //! The MCU loop: Huffman decoding (`huffman.rs`: destuffed, byte-reversed scan buffer,
 //! 10-bit combined tables), restart intervals, and
 //! the IDCT of each block into its component's row buffer, with zune's IDCT choice
-//! (`mcu.rs`, `decode_mcu_width_fast`): the 1×1 IDCT for DC-only blocks, the 4×4 one
-//! when the last coefficient is within the first 10 in zig-zag order, the full one
-//! otherwise, and the same partial re-zeroing of the coefficient block. Restart intervals
+//! (`idct.rs`) and the same partial re-zeroing of the coefficient block. Restart intervals
 //! of whole MCU rows (our encoder writes 64 image rows each) are decoded two at a time,
 //! their blocks in pairs: two independent Huffman chains where one would wait on itself.
-
-use zune_jpeg::__kernels::IDCTPtr;
 
 use super::headers::{Component, Frame};
 use super::huffman::{
     decode_block, decode_block_pair, BlockDecoder, ComponentTables, FastScan, ScanControl, ABANDON,
 };
+use super::idct::Idct;
 use super::Defer;
 
 /// One component's MCU row: `rows` = 8 × its vertical factor rows of `stride` samples
@@ -22,40 +19,6 @@ pub(crate) struct RowBuffer {
     pub stride: usize,
     pub h: usize,
     pub v: usize,
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct Idct {
-    pub one: IDCTPtr,
-    pub four: IDCTPtr,
-    pub full: IDCTPtr,
-}
-
-impl Idct {
-    /// The IDCT of `coefficients` (a block whose zig-zag length is `len`) into the 8 rows
-    /// of `samples` from `at` (always inside the row buffer, which is sized for mcu_x
-    /// MCUs; checked so that nothing can panic).
-    #[inline(always)]
-    fn block(
-        &self,
-        coefficients: &mut [i32; 64],
-        len: u32,
-        samples: &mut [i16],
-        at: usize,
-        stride: usize,
-    ) -> Result<(), Defer> {
-        let out = samples
-            .get_mut(at..at + 7 * stride + 8)
-            .ok_or(Defer::INTERNAL)?;
-        if len <= 1 {
-            (self.one)(coefficients, out, stride);
-        } else if len <= 10 {
-            (self.four)(coefficients, out, stride);
-        } else {
-            (self.full)(coefficients, out, stride);
-        }
-        Ok(())
-    }
 }
 
 pub(crate) struct Scan {
