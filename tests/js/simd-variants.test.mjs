@@ -23,20 +23,30 @@ function inFreshProcess(body, { noSimd = false } = {}) {
   return JSON.parse(out.trim().split("\n").at(-1));
 }
 
+// Snippet for the child processes: `crop(h, w)`, the RGB samples of an h×w crop of ihc.png
+// from row 37, column 11 (repeating past its edges).
+const cropSnippet = `
+import { PNG } from "pngjs";
+import { readFileSync } from "node:fs";
+const png = PNG.sync.read(readFileSync(${JSON.stringify(ihcPath)}));
+const crop = (h, w) => {
+  const rgb = new Uint8Array(h * w * 3);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++)
+    rgb[(y * w + x) * 3 + c] = png.data[((y + 37) % png.height * png.width + (x + 11) % png.width) * 4 + c];
+  return rgb;
+};
+`;
+
 // Encodes and decodes crops of ihc.png in every colour mode and sampling scheme; prints
 // a digest of every output so two processes can be compared.
 const roundTrips = `
 import * as z from ${JSON.stringify(dist)};
-import { PNG } from "pngjs";
-import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+${cropSnippet}
 await (process.env.VARIANT_INIT === "auto" ? z.init() : z.init({ simd: process.env.VARIANT_INIT === "simd" }));
-const png = PNG.sync.read(readFileSync(${JSON.stringify(ihcPath)}));
 const digests = [];
 for (const [h, w] of [[1, 1], [7, 13], [61, 47], [128, 96], [512, 512]]) {
-  const rgb = new Uint8Array(h * w * 3);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++)
-    rgb[(y * w + x) * 3 + c] = png.data[((y + 37) % png.height * png.width + (x + 11) % png.width) * 4 + c];
+  const rgb = crop(h, w);
   const gray = rgb.filter((_, i) => i % 3 === 1);
   const cases = [
     [{ quality: 90, encoded_color_space: "grayscale" }, gray, [h, w]],
@@ -98,16 +108,13 @@ test("the SIMD and scalar decode-only modules decode every stream to the whole c
   try {
     const write = `
       import * as z from ${JSON.stringify(dist)};
-      import { PNG } from "pngjs";
-      import { readFileSync, writeFileSync } from "node:fs";
+      import { writeFileSync } from "node:fs";
       import { createHash } from "node:crypto";
+      ${cropSnippet}
       await z.init({ simd: true });
-      const png = PNG.sync.read(readFileSync(${JSON.stringify(ihcPath)}));
       const out = [];
       for (const [h, w] of [[7, 13], [61, 47], [256, 200]]) {
-        const rgb = new Uint8Array(h * w * 3);
-        for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) for (let c = 0; c < 3; c++)
-          rgb[(y * w + x) * 3 + c] = png.data[((y + 37) % png.height * png.width + (x + 11) % png.width) * 4 + c];
+        const rgb = crop(h, w);
         for (const quality of [50, 90, 100]) {
           const cases = [
             [{ quality, encoded_color_space: "grayscale" }, rgb.filter((_, i) => i % 3 === 1), [h, w]],

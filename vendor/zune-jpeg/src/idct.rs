@@ -87,20 +87,6 @@ pub fn choose_idct_func(options: &DecoderOptions) -> IDCTPtr {
     return idct_int;
 }
 
-/// zarr-jpeg patch: the full IDCT of zarr-jpeg's decode-only modules. In simd128 builds
-/// (unless the options ask for the scalar code) `idct_i16_wasm_simd`, which gives the same
-/// samples as `choose_idct_func`'s kernel, faster, for about 0.7 KB gzip more code;
-/// elsewhere `choose_idct_func`'s choice.
-pub fn choose_idct_i16_func(options: &DecoderOptions) -> IDCTPtr {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    {
-        if options.use_unsafe() {
-            return wasm_simd128::idct_i16_wasm_simd;
-        }
-    }
-    choose_idct_func(options)
-}
-
 /// Choose a function to implement 4x4 IDCT.
 ///
 /// These functions get the same input but have an extra contract: Only the first 4x4 block of

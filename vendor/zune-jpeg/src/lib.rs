@@ -214,9 +214,7 @@ pub mod __kernels {
     pub use crate::decoder::{ColorConvert16Ptr, IDCTPtr};
     pub use crate::bitstream::huff_extend;
     pub use crate::huffman::{HuffmanTable, HUFF_LOOKAHEAD};
-    pub use crate::idct::{
-        choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func, choose_idct_i16_func
-    };
+    pub use crate::idct::{choose_idct_1x1_func, choose_idct_4x4_func, choose_idct_func};
     pub use crate::misc::UN_ZIGZAG;
     pub use crate::upsampler::{
         choose_horizontal_samp_function, choose_hv_samp_function, choose_v_samp_function,

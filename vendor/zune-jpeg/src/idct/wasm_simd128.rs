@@ -176,6 +176,17 @@ fn load(in_vector: &[i32; 64], at: usize) -> v128 {
     unsafe { v128_load(in_vector.as_ptr().add(at).cast::<v128>()) }
 }
 
+/// A block whose 63 AC coefficients are zero: every sample is the DC term's (the scalar
+/// code's `idct_int_1x1`).
+#[inline(always)]
+fn flat_block(dc: i32, out: &mut Block<'_>) {
+    let dc = dc.wrapping_add(4).wrapping_add(1024) >> 3;
+    let v = i16x8_splat(dc.clamp(0, 255) as i16);
+    for i in 0..8 {
+        out.store(i, v);
+    }
+}
+
 /// Full 8×8 IDCT, bit-identical to `scalar::idct_int`. Leaves `in_vector` unchanged
 /// (the caller clears it before the next block), so it also upholds the contract of the
 /// 4×4 IDCT: an input whose coefficients outside the top-left 4×4 are zero gives exactly
@@ -197,12 +208,7 @@ pub fn idct_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride:
         or = v128_or(or, v128_or(row.0, row.1));
     }
     if !v128_any_true(or) {
-        let dc = in_vector[0].wrapping_add(4).wrapping_add(1024) >> 3;
-        let v = i16x8_splat(dc.clamp(0, 255) as i16);
-        for i in 0..8 {
-            out.store(i, v);
-        }
-        return;
+        return flat_block(in_vector[0], &mut out);
     }
 
     pass(&mut r, 512, 10);
@@ -233,8 +239,8 @@ const _: () = {
 /// same contract (`in_vector` is left unchanged), faster: blocks whose coefficients all
 /// lie within ±`I16_PATH_LIMIT` (every block of a valid 8-bit stream but extreme ones)
 /// are transformed in 16-bit lanes (`idct_i16`), the rest, which only hostile or unusual
-/// streams produce, by `idct_wasm_simd`. About 0.7 KB gzip more code than that kernel
-/// alone, so zarr-jpeg uses it only where the payload allows (`choose_idct_i16_func`).
+/// streams produce, by `idct_wasm_simd`. About 0.9 KB gzip more code than that kernel
+/// alone, so zarr-jpeg calls it only in its decode-only modules (`src/baseline/idct.rs`).
 pub fn idct_i16_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], stride: usize) {
     let Some(mut out) = Block::new(out_vector, stride) else {
         return short_output(idct_i16_wasm_simd, in_vector, out_vector, stride);
@@ -252,12 +258,7 @@ pub fn idct_i16_wasm_simd(in_vector: &mut [i32; 64], out_vector: &mut [i16], str
         or = v128_or(or, *row);
     }
     if !v128_any_true(or) {
-        let dc = in_vector[0].wrapping_add(4).wrapping_add(1024) >> 3;
-        let v = i16x8_splat(dc.clamp(0, 255) as i16);
-        for i in 0..8 {
-            out.store(i, v);
-        }
-        return;
+        return flat_block(in_vector[0], &mut out);
     }
 
     let mut largest = i16x8_abs(rows[0]);
