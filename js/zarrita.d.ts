@@ -1,5 +1,5 @@
 import type { EncodeOptions, JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
-import type { CodecChunk, CodecChunkMetadata } from "./reshape.js";
+import type { CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";
 export { ReshapeCodec } from "./reshape.js";
 
 /**
@@ -70,6 +70,6 @@ export class JpegCodec {
   /** Validates eagerly: throws for an invalid configuration or a data type other than uint8. */
   static fromConfig(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata): JpegCodec;
   /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits it). */
-  encode(chunk: CodecChunk<Uint8Array>): Promise<Uint8Array>;
+  encode(chunk: CodecChunkInput<Uint8Array>): Promise<Uint8Array>;
   decode(bytes: Uint8Array): CodecChunk<Uint8Array>;
 }
