@@ -1,6 +1,7 @@
 // The TypeScript declarations in dist/, checked under --strict with no casts: tests/types/
 // (usage.ts: the API against zarrita's own types; readme.ts: README's examples as written,
-// readonly and `as const` arguments, a widened configuration refused).
+// readonly and `as const` arguments, a widened configuration refused; convert.ts: the
+// converter, zarr-jpeg/convert).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
