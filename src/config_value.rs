@@ -478,7 +478,7 @@ mod tests {
     fn shortest_digits_agree_with_rusts_own_shortest_formatting() {
         // Rust's `{:e}` also prints the shortest digits that read back, the closest of them
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut check = |a: f64| {
+        let check = |a: f64| {
             let (digits, point) = shortest_digits(a);
             let expected = format!("{a:e}");
             let (mantissa, exponent) = expected.split_once('e').unwrap();
@@ -488,7 +488,7 @@ mod tests {
             // 184682136014194.625 is "…94.62" in JS, "…94.63" in Rust)
             let tie = got.len() == expected_digits.len()
                 && got[..got.len() - 1] == expected_digits[..got.len() - 1]
-                && (digits[digits.len() - 1] - b'0') % 2 == 0
+                && (digits[digits.len() - 1] - b'0').is_multiple_of(2)
                 && expected_digits.as_bytes()[got.len() - 1] == digits[digits.len() - 1] + 1;
             assert!(got == expected_digits || tie, "{a:e}: {got}");
             assert_eq!(point - 1, exponent.parse::<i32>().unwrap(), "{a:e}");
