@@ -17,7 +17,12 @@ export interface RegisterOptions {
    * number from 0 to 256; anything else, like an unknown option, makes register() throw.
    */
   workers?: number;
-  /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
+  /**
+   * Where the worker script is, if a bundler did not keep `dist/worker.js` next to the
+   * package's modules (esbuild: bundle it yourself, README "Workers and bundlers"). A
+   * non-empty string or a URL; anything else makes register() throw. When no worker starts,
+   * the pool decodes on the calling thread and says so once with console.warn.
+   */
   workerUrl?: string | URL;
   /**
    * How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }`

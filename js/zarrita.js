@@ -182,6 +182,8 @@ const REGISTER_OPTIONS = ["workers", "workerUrl", "encodeOptions"];
 const MAX_WORKERS = 256;
 
 // A typo (`{ worker: 4 }`) would otherwise leave decoding on the main thread unnoticed.
+// Returns the options' own members (read once: inherited ones, like unknown ones, are not
+// options, and a getter is not asked twice).
 function checkRegisterArguments(registry, options) {
   // has(), not only set(): zarrita's module itself has a set() (zarr.set), the registry is a Map
   if (typeof registry?.set !== "function" || typeof registry.has !== "function") {
@@ -190,17 +192,25 @@ function checkRegisterArguments(registry, options) {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`jpeg: register()'s options must be an object, got ${describe(options)}`);
   }
+  const own = {};
   for (const name of Object.keys(options)) {
     if (!REGISTER_OPTIONS.includes(name)) {
       throw new TypeError(`jpeg: unknown register() option ${quote(name)} (known: ${REGISTER_OPTIONS.join(", ")})`);
     }
+    own[name] = options[name];
   }
-  const { workers } = options;
+  const { workers, workerUrl } = own;
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
     throw new RangeError(`jpeg: register()'s workers must be a whole number from 0 to ${MAX_WORKERS}, got ${describe(workers)}`);
   }
-  const problem = encodeOptionsProblem(options.encodeOptions);
+  if (workerUrl !== undefined && !((typeof workerUrl === "string" && workerUrl !== "") || workerUrl instanceof URL)) {
+    throw new TypeError(
+      `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${workerUrl === "" ? "an empty string" : describe(workerUrl)}`,
+    );
+  }
+  const problem = encodeOptionsProblem(own.encodeOptions);
   if (problem) throw new TypeError(`jpeg: register()'s encodeOptions: ${problem}`);
+  return own;
 }
 
 /**
@@ -212,16 +222,17 @@ function checkRegisterArguments(registry, options) {
  * falling back to the calling thread where workers are unavailable. `encodeOptions` are
  * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`,
  * `{ trellis: true }`).
- * Returns a handle whose `close()` terminates the pool's workers. Throws (naming it) for
- * something other than a registry, an unknown option, a worker count outside 0–256 or
+ * Returns a handle whose `close()` terminates the pool's workers. Options are the object's
+ * own members. Throws (naming it) for something other than a registry, an unknown option,
+ * a worker count outside 0–256, a `workerUrl` that is not a string or URL, or
  * `encodeOptions` that encode() would refuse (in its words: a typo is reported here, not by
  * the first chunk written).
  */
 export function register(registry, options = {}) {
-  checkRegisterArguments(registry, options);
-  const workers = options.workers ?? 0;
-  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
-  const Jpeg = pool || options.encodeOptions !== undefined ? makeJpegCodec(pool, options.encodeOptions) : JpegCodec;
+  const own = checkRegisterArguments(registry, options);
+  const workers = own.workers ?? 0;
+  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: own.workerUrl }) : null;
+  const Jpeg = pool || own.encodeOptions !== undefined ? makeJpegCodec(pool, own.encodeOptions) : JpegCodec;
   const Imagecodecs = makeImagecodecsJpegCodec(pool);
   // Viewers mostly read: the decoder loads with the codec, the encoder on first encode.
   const loaded = (Codec) => async () => {

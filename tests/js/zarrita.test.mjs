@@ -281,7 +281,19 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
   }
 });
 
-test("register() refuses a wrong registry, unknown options and a worker count that is not 0–256, naming them", () => {
+test("register() reads its options as own members: inherited ones start no pool and are not options", () => {
+  const handle = api.register(new Map(), Object.create({ workers: 2 }));
+  assert.equal(handle.pool, null, "an inherited workers starts no pool");
+  const inheritedEncodeOptions = api.register(new Map(), Object.create({ encodeOptions: { trelis: true } }));
+  assert.equal(inheritedEncodeOptions.pool, null);
+  // a getter is read once
+  let reads = 0;
+  const options = { get workers() { reads++; return 0; } };
+  api.register(new Map(), options);
+  assert.equal(reads, 1);
+});
+
+test("register() refuses a wrong registry, unknown options, a worker count that is not 0–256 and a workerUrl that is not a string or URL, naming them", () => {
   const registry = new Map();
   assert.throws(() => api.register(zarr, {}), (e) => e instanceof TypeError && /takes zarrita's codec registry \(zarr\.registry\), got an object/.test(e.message));
   assert.throws(() => api.register(undefined), (e) => /codec registry.*got undefined/.test(e.message));
@@ -290,7 +302,15 @@ test("register() refuses a wrong registry, unknown options and a worker count th
   for (const workers of [1e9, Infinity, -1, 2.5, NaN, "4", 257]) {
     assert.throws(() => api.register(registry, { workers }), (e) => e instanceof RangeError && /workers must be a whole number from 0 to 256, got /.test(e.message), String(workers));
   }
+  for (const [workerUrl, name] of [[42, "42"], [null, "null"], [{ href: "./worker.js" }, "an Object"], ["", "an empty string"], [new Blob([]), "a Blob"]]) {
+    assert.throws(
+      () => api.register(registry, { workers: 2, workerUrl }),
+      (e) => e instanceof TypeError && e.message === `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${name}`,
+      name,
+    );
+  }
   assert.equal(registry.size, 0, "nothing registered after a refusal");
+  for (const workerUrl of ["./worker.js", new URL("https://example.org/worker.js")]) assert.equal(api.register(new Map(), { workerUrl }).pool, null);
   const handle = api.register(registry, { workers: 0, workerUrl: undefined, encodeOptions: undefined });
   assert.equal(handle.pool, null);
   assert.ok(registry.has("jpeg"));
