@@ -150,6 +150,30 @@ test("codec objects used directly: wrong data lengths and types, and bad base64 
   }
 });
 
+test("a corrupt chunk: zarr.get rejects with zarrita's wrapper, the codec's named Error on .cause (README, errors)", async () => {
+  for (const workers of [0, 1]) {
+    const handle = register(zarr.registry, { workers });
+    try {
+      const store = new Map();
+      const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+      const arr = await zarr.create(store, { shape: [16, 16, 3], chunkShape: [16, 16, 3], dtype: "uint8", codecs: [{ name: "jpeg", configuration: config }] });
+      await zarr.set(arr, null, { data: image(16, 16, 3), shape: [16, 16, 3], stride: [48, 3, 1] });
+      const key = [...store.keys()].find((k) => k.includes("/c/"));
+      store.set(key, store.get(key).subarray(0, 40)); // cut inside the headers
+      await assert.rejects(zarr.get(await zarr.open(store, { kind: "array" })), (e) => {
+        assert.match(e.message, /jpeg/, "zarrita names the codec");
+        assert.ok(e.cause instanceof Error, `no cause on ${e.name}: ${e.message}`);
+        assert.match(e.cause.message, /^jpeg: /);
+        assert.ok(["CorruptStream", "NeedsFullDecoder", "UnsupportedStream"].includes(e.cause.kind), `${e.cause.kind}: ${e.cause.message}`);
+        return true;
+      }, `${workers} workers`);
+    } finally {
+      await handle.close();
+    }
+  }
+  register(zarr.registry);
+});
+
 test("an unknown codec still gives zarrita's UnknownCodecError naming it (RFC-16)", async () => {
   const store = new Map();
   const arr = await zarr.create(store, { shape: [8, 8], chunkShape: [8, 8], dtype: "uint8", codecs: [{ name: "jpeg_xl_made_up", configuration: {} }] });
