@@ -2,7 +2,7 @@
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { describe, encodeOptionsProblem, quote } from "./options.js";
-import { ReshapeCodec, chunkLengthProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
+import { ReshapeCodec, chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
 
@@ -12,12 +12,20 @@ function codecError(kind, message) {
   return error;
 }
 
-function checkDataType(meta) {
-  const dataType = meta?.dataType ?? meta?.data_type;
+// What fromConfig needs of zarrita's chunk metadata: an object with the chunk's shape, of uint8.
+function checkMeta(meta, prefix = "") {
+  const problem = chunkMetaProblem(meta);
+  if (problem) throw codecError(problem[0], prefix + problem[1]);
+  let dataType;
+  try {
+    dataType = meta.dataType ?? meta.data_type;
+  } catch (error) {
+    throw codecError("InvalidConfiguration", `${prefix}the chunk metadata could not be read: reading it threw: ${error?.message ?? error}`);
+  }
   if (dataType !== "uint8" && dataType !== "|u1") {
     throw codecError(
       "InvalidConfiguration",
-      `data type ${JSON.stringify(dataType)} is not supported; the jpeg codec supports only uint8`,
+      `${prefix}data type ${typeof dataType === "string" ? JSON.stringify(dataType) : describe(dataType)} is not supported; the jpeg codec supports only uint8`,
     );
   }
 }
@@ -49,7 +57,7 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
     #zarritaShape;
 
     constructor(configuration, meta) {
-      checkDataType(meta);
+      checkMeta(meta);
       this.configuration = validateConfig(configuration);
       this.#zarritaShape = meta.shape.slice();
       this.#layout = layoutAt(meta, codecPosition(meta, configuration, "jpeg"));
@@ -105,9 +113,29 @@ function base64Bytes(value, field) {
   }
 }
 
+/**
+ * The members of an imagecodecs_jpeg configuration that decoding reads, each read once (a
+ * getter or Proxy that throws is reported, not passed on). Other members (level,
+ * subsampling, optimize, …) only affect encoding and are ignored.
+ */
+function readImagecodecsConfiguration(configuration) {
+  if (configuration === null || typeof configuration !== "object" || Array.isArray(configuration)) {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration must be an object, got ${Array.isArray(configuration) ? "an array" : describe(configuration)}`);
+  }
+  try {
+    const { lossless, bitspersample, colorspace_data, outcolorspace, tables, header } = configuration;
+    return { lossless, bitspersample, colorspace_data, outcolorspace, tables, header };
+  } catch (error) {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration could not be read: reading it threw: ${error?.message ?? error}`);
+  }
+}
+
 /** imagecodecs colour-space names/J_COLOR_SPACE numbers → the jpeg codec's names. */
 function colorSpaceName(value, field) {
   if (value == null) return null;
+  if (typeof value !== "string" && typeof value !== "number") {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a colour space name or number, got ${describe(value)}`);
+  }
   const key = String(value).toUpperCase();
   const names = { 1: "grayscale", GRAY: "grayscale", GRAYSCALE: "grayscale", MINISBLACK: "grayscale", L: "grayscale",
     2: "rgb", RGB: "rgb", 3: "ycbcr", YCBCR: "ycbcr", YCC: "ycbcr" };
@@ -132,18 +160,19 @@ export function makeImagecodecsJpegCodec(pool = null) {
     #header;
 
     constructor(configuration = {}, meta) {
-      checkDataType(meta);
-      if (configuration.lossless) {
+      checkMeta(meta, "imagecodecs_jpeg: ");
+      const fields = readImagecodecsConfiguration(configuration);
+      if (fields.lossless) {
         throw codecError("InvalidConfiguration", "imagecodecs_jpeg: lossless JPEG is not supported (baseline and progressive only)");
       }
-      if (configuration.bitspersample != null && configuration.bitspersample !== 8) {
-        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${configuration.bitspersample} is not supported (8 only)`);
+      if (fields.bitspersample != null && fields.bitspersample !== 8) {
+        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${describe(fields.bitspersample)} is not supported (8 only)`);
       }
       // imagecodecs squeezes the chunk to (H, W) or (H, W, C) when encoding.
       const shape = meta.shape.filter((d) => d !== 1);
       while (shape.length < 2) shape.unshift(1);
       const color = shape.length === 3 && shape[2] === 3;
-      const data = colorSpaceName(configuration.colorspace_data ?? configuration.outcolorspace, "colorspace_data");
+      const data = colorSpaceName(fields.colorspace_data ?? fields.outcolorspace, "colorspace_data");
       const decoded = color ? (data === "ycbcr" ? "ycbcr" : "rgb") : "grayscale";
       this.#config = validateConfig(
         color
@@ -151,8 +180,8 @@ export function makeImagecodecsJpegCodec(pool = null) {
           : { quality: 95, encoded_color_space: "grayscale" },
       );
       this.#shape = shape;
-      this.#tables = base64Bytes(configuration.tables, "tables");
-      this.#header = base64Bytes(configuration.header, "header");
+      this.#tables = base64Bytes(fields.tables, "tables");
+      this.#header = base64Bytes(fields.header, "header");
     }
 
     static fromConfig(configuration, meta) {

@@ -174,6 +174,37 @@ test("a corrupt chunk: zarr.get rejects with zarrita's wrapper, the codec's name
   register(zarr.registry);
 });
 
+// Before: TypeErrors of the engine's ("Cannot read properties of null (reading 'lossless')",
+// "(reading 'filter')", "(reading 'slice')") and a getter's own exception, unwrapped.
+test("codec constructors called directly with odd metadata or configurations throw jpeg: Errors naming the problem", async () => {
+  await init();
+  const registry = new Map();
+  register(registry);
+  const Imagecodecs = await registry.get("imagecodecs_jpeg")();
+  const meta = { dataType: "uint8", shape: [16, 16, 3] };
+  const config = { quality: 90, encoded_color_space: "rgb" };
+  const named = (kind, pattern) => (e) => e instanceof Error && e.kind === kind && e.message.startsWith("jpeg: ") && pattern.test(e.message);
+  const cases = [
+    [() => Imagecodecs.fromConfig(null, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration must be an object, got null$/)],
+    [() => Imagecodecs.fromConfig("jpeg", meta), named("InvalidConfiguration", /must be an object, got "jpeg" \(a string\)/)],
+    [() => Imagecodecs.fromConfig({}, { dataType: "uint8" }), named("InvalidShape", /^jpeg: imagecodecs_jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
+    [() => Imagecodecs.fromConfig({}, null), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got null/)],
+    [() => Imagecodecs.fromConfig({ get lossless() { throw new Error("getter says no"); } }, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration could not be read: reading it threw: getter says no$/)],
+    [() => Imagecodecs.fromConfig(new Proxy({}, { get() { throw new Error("proxy says no"); } }), meta), named("InvalidConfiguration", /reading it threw: proxy says no/)],
+    [() => Imagecodecs.fromConfig({ colorspace_data: { toString() { throw new Error("no"); } } }, meta), named("InvalidConfiguration", /colorspace_data must be a colour space name or number, got an Object/)],
+    [() => Imagecodecs.fromConfig({ bitspersample: Symbol("b") }, meta), named("InvalidConfiguration", /bitspersample Symbol\(b\) is not supported/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8" }), named("InvalidShape", /^jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8", shape: "16,16,3" }), named("InvalidShape", /got "16,16,3"$/)],
+    [() => JpegCodec.fromConfig(config, undefined), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got undefined/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8", shape: [16, 16, 3], codecs: "jpeg" }), named("InvalidConfiguration", /codecs must be an array, got "jpeg" \(a string\)/)],
+    [() => JpegCodec.fromConfig(config, { get dataType() { throw new Error("getter says no"); }, shape: [16, 16, 3] }), named("InvalidConfiguration", /the chunk metadata could not be read: reading it threw: getter says no/)],
+    [() => JpegCodec.fromConfig(config, { shape: [16, 16, 3] }), named("InvalidConfiguration", /data type undefined is not supported/)],
+  ];
+  for (const [call, check] of cases) assert.throws(call, check, call.toString());
+  // a null entry in the codec list is skipped, not read
+  assert.equal(JpegCodec.fromConfig(config, { ...meta, codecs: [null, { name: "jpeg", configuration: config }] }).imageShape.length, 3);
+});
+
 test("an unknown codec still gives zarrita's UnknownCodecError naming it (RFC-16)", async () => {
   const store = new Map();
   const arr = await zarr.create(store, { shape: [8, 8], chunkShape: [8, 8], dtype: "uint8", codecs: [{ name: "jpeg_xl_made_up", configuration: {} }] });
