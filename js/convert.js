@@ -343,6 +343,16 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 // ------------------------------------------------------------------ convert
 
 /**
+ * A file-system error (Node's, with a `code` such as ENOENT, EACCES, EROFS, ENOSPC) while
+ * writing `output`, as a ConvertError that names the output and the cause in one line;
+ * other errors unchanged.
+ */
+function fileSystemError(error, output) {
+  if (error instanceof ConvertError || typeof error?.code !== "string" || typeof error?.syscall !== "string") return error;
+  return new ConvertError(`cannot write ${output}: ${error.message}`, { cause: error });
+}
+
+/**
  * What `--overwrite` may replace: a Zarr store (a directory with zarr.json, or Zarr v2's
  * .zgroup/.zarray/.zattrs, at its top) or an empty directory, and never one that holds
  * the input image. Without this, `convert image.png . --overwrite` deleted the current
@@ -408,7 +418,13 @@ export async function convert(input, output, options = {}) {
   if (fs.existsSync(target) && !options.overwrite) {
     throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
   }
-  if (fs.existsSync(target)) checkReplaceable(target, output, typeof input === "string" ? input : null);
+  if (fs.existsSync(target)) {
+    try {
+      checkReplaceable(target, output, typeof input === "string" ? input : null);
+    } catch (error) {
+      throw fileSystemError(error, output);
+    }
+  }
   const parent = path.dirname(target);
   if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
   const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
@@ -535,8 +551,12 @@ export async function convert(input, output, options = {}) {
       fs.renameSync(temp, target);
     }
   } catch (error) {
-    fs.rmSync(temp, { recursive: true, force: true });
-    throw error;
+    try {
+      fs.rmSync(temp, { recursive: true, force: true });
+    } catch {
+      // (the error that stopped the conversion is the one to report)
+    }
+    throw fileSystemError(error, output);
   }
   const mse = error0.sum / error0.count;
   const psnr = mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);

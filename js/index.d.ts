@@ -1,10 +1,14 @@
 /** The colour spaces of the jpeg codec's configuration. */
 export type JpegColorSpace = "grayscale" | "ycbcr" | "rgb";
 
-/** One component's [horizontal, vertical] JPEG sampling factors, each 1–4. */
-export type SamplingFactors = [number, number];
+/** One component's [horizontal, vertical] JPEG sampling factors, each 1–4 (readonly tuples, e.g. `as const`, accepted). */
+export type SamplingFactors = readonly [number, number];
 
-/** The `configuration` member of a Zarr v3 `jpeg` codec object. */
+/**
+ * The `configuration` member of a Zarr v3 `jpeg` codec object. A literal assigned to a
+ * variable first widens (`encoded_color_space: string`): write it `as const`, or
+ * `satisfies JpegCodecConfiguration`, or annotate the variable.
+ */
 export interface JpegCodecConfiguration {
   /** Encoder quality, an integer from 1 to 100 (required; 95 is the recommended default). */
   quality: number;
@@ -13,7 +17,7 @@ export interface JpegCodecConfiguration {
   /** Colour space of the chunk data; defaults to grayscale for grayscale, else rgb. */
   decoded_color_space?: JpegColorSpace;
   /** Per-component sampling factors; required for ycbcr, e.g. [[2, 2], [1, 1], [1, 1]] for 4:2:0. */
-  subsampling?: SamplingFactors[];
+  subsampling?: readonly SamplingFactors[];
 }
 
 /** A configuration after validation: `decoded_color_space` filled in, `subsampling` only for ycbcr. */
@@ -145,4 +149,4 @@ export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js"
 export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";
 export type { ArrayCheck, Finding, Support, SupportRow, ExtensionPoint, ReaderLevel } from "./allowlist.js";
 export type { DecodePool } from "./zarrita.js";
-export type { ReshapeCodecConfiguration, ReshapeDimension, CodecChunk, CodecChunkMetadata } from "./reshape.js";
+export type { ReshapeCodecConfiguration, ReshapeDimension, CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";

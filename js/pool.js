@@ -89,6 +89,12 @@ function workerExecArgv(argv) {
   return out;
 }
 
+// The worker script's URL as a message names it (without `new URL("./worker.js",
+// import.meta.url)`, which bundlers would take for another reference to the worker).
+function workerScriptName(url) {
+  return url ? String(url) : String(import.meta.url).replace(/[^/]*$/, "worker.js");
+}
+
 // Not slice(): a Node Buffer's is a view of the caller's memory, which the transfer would detach.
 function copyOf(bytes) {
   return new Uint8Array(bytes);
@@ -109,6 +115,8 @@ export class DecodePool {
   #nextId = 1;
   #fullDecoder = null; // Promise: the full decoder loaded on this thread
   #replacementsLeft;
+  #startFailure = null; // why the first worker that did not start did not
+  #warned = false;
   /** "workers" once at least one worker answered, "main-thread" after falling back. */
   mode = "pending";
   /**
@@ -222,29 +230,52 @@ export class DecodePool {
       // Compile the decoder once here (the fallback needs it anyway) and hand the module
       // to every worker.
       await initDecoder();
+      this.#startFailure = null;
       const started = await Promise.all(Array.from({ length: this.#size }, () => this.#startOne()));
       const workers = started.filter(Boolean);
       this.mode = workers.length > 0 ? "workers" : "main-thread";
+      if (workers.length === 0) this.#warnFallback();
       return workers;
     })();
     return this.#workers;
+  }
+
+  // Once per pool: decoding on the calling thread instead of in workers is what a
+  // bundler that does not emit the worker script (esbuild) leads to, and would go unseen.
+  #warnFallback() {
+    if (this.#warned) return;
+    this.#warned = true;
+    console.warn(
+      `jpeg: the decode pool's workers could not start from ${workerScriptName(this.#url)} ` +
+        `(${this.#startFailure ?? "unknown reason"}); decoding on the calling thread instead. ` +
+        "A bundler that does not emit the worker script (e.g. esbuild) needs register()'s workerUrl: " +
+        'see the zarr-jpeg README, "Workers and bundlers".',
+    );
+  }
+
+  #failedToStart(reason) {
+    this.#startFailure ??= String(reason?.message ?? reason);
   }
 
   async #startOne() {
     let worker;
     try {
       worker = await spawn(this.#url);
-    } catch {
+    } catch (error) {
+      this.#failedToStart(error);
       return null;
     }
     const slot = { worker, inflight: 0, alive: true };
+    let answered = false; // the worker said whether it is ready
     return new Promise((resolve) => {
       worker.on("message", (message) => {
         if ("ready" in message) {
+          answered = true;
           // Held open while starting (someone awaits it); idle afterwards. (Node also re-refs
           // a worker when a "message" listener is added, so this must come after that.)
           worker.unref();
           if (!message.ready) {
+            this.#failedToStart(`the worker could not load the decoder: ${message.error?.message}`);
             slot.alive = false;
             worker.terminate();
           }
@@ -262,8 +293,9 @@ export class DecodePool {
         } else if (message.error) job.reject(rebuildError(message.error));
         else job.resolve(message.data);
       });
-      const fail = () => {
+      const fail = (error) => {
         if (!slot.alive) return;
+        if (!answered) this.#failedToStart(error instanceof Error ? error : `the worker exited with code ${error}`);
         slot.alive = false;
         resolve(null);
         this.#retire(slot);

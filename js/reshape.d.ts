@@ -1,16 +1,16 @@
 /** One entry of the reshape codec's `shape`: a size, the input dimensions it merges, or -1 (inferred, at most once). */
-export type ReshapeDimension = number | number[];
+export type ReshapeDimension = number | readonly number[];
 
 /** The `configuration` member of a Zarr v3 `reshape` codec object (zarr-extensions codecs/reshape). */
 export interface ReshapeCodecConfiguration {
-  shape: ReshapeDimension[];
+  shape: readonly ReshapeDimension[];
 }
 
 /** What zarrita passes to a codec's fromConfig (`data_type` accepted as an older spelling). */
 export interface CodecChunkMetadata {
   dataType?: string;
   data_type?: string;
-  shape: number[];
+  shape: readonly number[];
   codecs?: ReadonlyArray<{ name: string; configuration?: unknown }>;
   fillValue?: unknown;
 }
@@ -20,6 +20,13 @@ export interface CodecChunk<T extends ArrayLike<unknown> = ArrayLike<unknown>> {
   data: T;
   shape: number[];
   stride: number[];
+}
+
+/** A chunk as the codecs' encode()/decode() take it: CodecChunk, readonly shape and strides accepted. */
+export interface CodecChunkInput<T extends ArrayLike<unknown> = ArrayLike<unknown>> {
+  readonly data: T;
+  readonly shape: readonly number[];
+  readonly stride: readonly number[];
 }
 
 /** Output shape of reshaping `inputShape`; throws an Error ("reshape: …") naming the broken rule. */
@@ -33,6 +40,6 @@ export class ReshapeCodec {
   constructor(configuration: ReshapeCodecConfiguration, meta: CodecChunkMetadata);
   static fromConfig(configuration: ReshapeCodecConfiguration, meta: CodecChunkMetadata): ReshapeCodec;
   getEncodedMeta<M extends CodecChunkMetadata>(meta: M): M;
-  encode<T extends ArrayLike<unknown>>(chunk: CodecChunk<T>): CodecChunk<T>;
-  decode<T extends ArrayLike<unknown>>(chunk: CodecChunk<T>): CodecChunk<T>;
+  encode<T extends ArrayLike<unknown>>(chunk: CodecChunkInput<T>): CodecChunk<T>;
+  decode<T extends ArrayLike<unknown>>(chunk: CodecChunkInput<T>): CodecChunk<T>;
 }

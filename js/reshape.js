@@ -6,11 +6,81 @@
 // `stride` (the data is in the permuted order in memory). A codec that needs the chunk
 // "as the spec sees it" therefore composes the transposes before it with the chunk shape.
 
+import { describe, quote } from "./options.js";
+
 /** The error every reshape rule violation throws (an Error with `kind`, message "reshape: …"). */
 function reshapeError(message, kind = "InvalidConfiguration") {
   const error = new Error(`reshape: ${message}`);
   error.kind = kind;
   return error;
+}
+
+/**
+ * A value as reshape's messages show it: JSON's form for numbers, arrays and null, but NaN
+ * and ±Infinity by name (JSON.stringify would say null), strings quoted and cut as every
+ * message of the package does, anything else by its type (JSON.stringify throws for a
+ * BigInt or a cycle).
+ */
+export function show(value, depth = 0) {
+  if (typeof value === "number") return String(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "string") return quote(value);
+  if (value === null) return "null";
+  if (Array.isArray(value) && depth < 4) {
+    const items = value.slice(0, 16).map((item) => show(item, depth + 1));
+    return `[${items.join(",")}${value.length > 16 ? ",…" : ""}]`;
+  }
+  return describe(value);
+}
+
+const readError = (what, error) => `${what} could not be read: reading it threw: ${error?.message ?? error}`;
+
+/**
+ * Why `meta` (what zarrita passes to a codec's fromConfig) cannot be used, as `[kind,
+ * message]`, or null: the codecs read the chunk's shape (an array of integers ≥ 0) and the
+ * codec list (an array, or absent) from it.
+ */
+export function chunkMetaProblem(meta) {
+  if (meta === null || typeof meta !== "object") {
+    return ["InvalidConfiguration", `the chunk metadata must be an object with the chunk's shape, got ${describe(meta)}`];
+  }
+  try {
+    const { shape, codecs } = meta;
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+      return ["InvalidShape", `the chunk metadata's shape must be an array of integers ≥ 0, got ${show(shape)}`];
+    }
+    if (codecs !== undefined && !Array.isArray(codecs)) {
+      return ["InvalidConfiguration", `the chunk metadata's codecs must be an array, got ${describe(codecs)}`];
+    }
+  } catch (error) {
+    return ["InvalidConfiguration", readError("the chunk metadata", error)];
+  }
+  return null;
+}
+
+/**
+ * The reshape configuration's `shape`, copied (entries and their input dimensions read
+ * once), or an Error: the configuration must be an object whose only member is `shape`
+ * (the spec defines no other, and the jpeg codec refuses unknown members alike); a getter
+ * or Proxy that throws is reported, not passed on.
+ */
+function readShapeMember(configuration) {
+  if (configuration === null || typeof configuration !== "object" || Array.isArray(configuration)) {
+    throw reshapeError(`the configuration must be an object with a shape member, got ${Array.isArray(configuration) ? "an array" : describe(configuration)}`);
+  }
+  let keys, spec;
+  try {
+    keys = Object.keys(configuration);
+    spec = configuration.shape;
+    if (Array.isArray(spec)) spec = Array.from(spec, (entry) => (Array.isArray(entry) ? Array.from(entry) : entry));
+  } catch (error) {
+    throw reshapeError(readError("the configuration", error));
+  }
+  const unknown = keys.find((key) => key !== "shape");
+  if (unknown !== undefined) {
+    throw reshapeError(`unknown configuration member ${quote(unknown)} (the reshape codec's configuration has only "shape")`);
+  }
+  return spec;
 }
 
 /**
@@ -64,7 +134,7 @@ export function layoutAt(meta, position) {
     const order = normaliseOrder(codecs[i].configuration?.order, axes.length);
     if (!Array.isArray(order) || order.length !== axes.length) {
       throw reshapeError(
-        `cannot follow transpose order ${JSON.stringify(codecs[i].configuration?.order)} over a chunk of rank ${axes.length}`,
+        `cannot follow transpose order ${show(codecs[i].configuration?.order)} over a chunk of rank ${axes.length}`,
       );
     }
     axes = order.map((o) => axes[o]);
@@ -75,8 +145,8 @@ export function layoutAt(meta, position) {
 /** Index of the codec whose configuration object is `configuration` (zarrita passes it through), else the first named `name`. */
 export function codecPosition(meta, configuration, name) {
   const codecs = meta.codecs ?? [];
-  let index = codecs.findIndex((c) => c.configuration === configuration && c.name === name);
-  if (index < 0) index = codecs.findIndex((c) => c.name === name);
+  let index = codecs.findIndex((c) => c?.configuration === configuration && c?.name === name);
+  if (index < 0) index = codecs.findIndex((c) => c?.name === name);
   return index < 0 ? 0 : index;
 }
 
@@ -121,9 +191,9 @@ export function contiguousData(chunk, layout) {
  * shape (B), or throws an Error naming the rule that fails.
  */
 export function reshapeShape(configuration, inputShape) {
-  const spec = configuration?.shape;
+  const spec = readShapeMember(configuration);
   if (!Array.isArray(spec) || spec.length === 0) {
-    throw reshapeError(`configuration.shape must be a non-empty array, got ${JSON.stringify(spec)}`);
+    throw reshapeError(`configuration.shape must be a non-empty array, got ${show(spec)}`);
   }
   const rankA = inputShape.length;
   const sizes = new Array(spec.length);
@@ -139,12 +209,12 @@ export function reshapeShape(configuration, inputShape) {
       for (const d of entry) {
         if (!Number.isInteger(d) || d < 0 || d >= rankA) {
           throw reshapeError(
-            `shape[${i}] = ${JSON.stringify(entry)}: input dimension ${JSON.stringify(d)} is not an integer in 0..${rankA - 1} (the input has rank ${rankA})`,
+            `shape[${i}] = ${show(entry)}: input dimension ${show(d)} is not an integer in 0..${rankA - 1} (the input has rank ${rankA})`,
           );
         }
         if (d <= lastInputDim) {
           throw reshapeError(
-            `shape ${JSON.stringify(spec)}: the flattened input_dims must be in increasing order (${d} follows ${lastInputDim}); reshape never transposes, use a transpose codec for that`,
+            `shape ${show(spec)}: the flattened input_dims must be in increasing order (${d} follows ${lastInputDim}); reshape never transposes, use a transpose codec for that`,
           );
         }
         lastInputDim = d;
@@ -152,7 +222,7 @@ export function reshapeShape(configuration, inputShape) {
       sizes[i] = product(entry.map((d) => inputShape[d]));
     } else {
       throw reshapeError(
-        `shape[${i}] = ${JSON.stringify(entry)} must be a positive integer, an array of input dimensions, or -1`,
+        `shape[${i}] = ${show(entry)} must be a positive integer, an array of input dimensions, or -1`,
       );
     }
   });
@@ -161,14 +231,14 @@ export function reshapeShape(configuration, inputShape) {
     const known = product(sizes.filter((_, i) => i !== auto));
     if (known === 0 || total % known !== 0) {
       throw reshapeError(
-        `shape ${JSON.stringify(spec)} over input shape ${JSON.stringify(inputShape)}: no size for -1 makes prod(output) == prod(input) = ${total}`,
+        `shape ${show(spec)} over input shape ${show(inputShape)}: no size for -1 makes prod(output) == prod(input) = ${total}`,
       );
     }
     sizes[auto] = total / known;
   }
   if (product(sizes) !== total) {
     throw reshapeError(
-      `shape ${JSON.stringify(spec)} over input shape ${JSON.stringify(inputShape)} gives ${JSON.stringify(sizes)}: prod(output) = ${product(sizes)} != prod(input) = ${total}`,
+      `shape ${show(spec)} over input shape ${show(inputShape)} gives ${show(sizes)}: prod(output) = ${product(sizes)} != prod(input) = ${total}`,
     );
   }
   spec.forEach((entry, i) => {
@@ -179,7 +249,7 @@ export function reshapeShape(configuration, inputShape) {
     const after = product(sizes.slice(i + 1));
     if (before !== product(inputShape.slice(0, first)) || after !== product(inputShape.slice(last + 1))) {
       throw reshapeError(
-        `shape[${i}] = ${JSON.stringify(entry)} over input shape ${JSON.stringify(inputShape)}: the output dimensions before it ` +
+        `shape[${i}] = ${show(entry)} over input shape ${show(inputShape)}: the output dimensions before it ` +
           `(product ${before}) must cover exactly input dimensions 0..${first - 1} (product ${product(inputShape.slice(0, first))}) and those after it ` +
           `(product ${after}) exactly input dimensions ${last + 1}.. (product ${product(inputShape.slice(last + 1))})`,
       );
@@ -196,6 +266,8 @@ export class ReshapeCodec {
   #output;
 
   constructor(configuration, meta) {
+    const problem = chunkMetaProblem(meta);
+    if (problem) throw reshapeError(problem[1], problem[0]);
     const position = codecPosition(meta, configuration, "reshape");
     this.#zarritaShape = meta.shape;
     this.#input = layoutAt(meta, position);

@@ -1,5 +1,5 @@
 import type { EncodeOptions, JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
-import type { CodecChunk, CodecChunkMetadata } from "./reshape.js";
+import type { CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";
 export { ReshapeCodec } from "./reshape.js";
 
 /**
@@ -17,7 +17,12 @@ export interface RegisterOptions {
    * number from 0 to 256; anything else, like an unknown option, makes register() throw.
    */
   workers?: number;
-  /** Where the worker script is, if a bundler did not keep `dist/worker.js` next to the package's modules. */
+  /**
+   * Where the worker script is, if a bundler did not keep `dist/worker.js` next to the
+   * package's modules (esbuild: bundle it yourself, README "Workers and bundlers"). A
+   * non-empty string or a URL; anything else makes register() throw. When no worker starts,
+   * the pool decodes on the calling thread and says so once with console.warn.
+   */
   workerUrl?: string | URL;
   /**
    * How the jpeg codec writes chunks (`encode()`'s options), e.g. `{ restartIntervals: false }`
@@ -70,6 +75,6 @@ export class JpegCodec {
   /** Validates eagerly: throws for an invalid configuration or a data type other than uint8. */
   static fromConfig(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata): JpegCodec;
   /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits it). */
-  encode(chunk: CodecChunk<Uint8Array>): Promise<Uint8Array>;
+  encode(chunk: CodecChunkInput<Uint8Array>): Promise<Uint8Array>;
   decode(bytes: Uint8Array): CodecChunk<Uint8Array>;
 }

@@ -2,7 +2,7 @@
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { describe, encodeOptionsProblem, quote } from "./options.js";
-import { ReshapeCodec, chunkLengthProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
+import { ReshapeCodec, chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
 
@@ -12,12 +12,20 @@ function codecError(kind, message) {
   return error;
 }
 
-function checkDataType(meta) {
-  const dataType = meta?.dataType ?? meta?.data_type;
+// What fromConfig needs of zarrita's chunk metadata: an object with the chunk's shape, of uint8.
+function checkMeta(meta, prefix = "") {
+  const problem = chunkMetaProblem(meta);
+  if (problem) throw codecError(problem[0], prefix + problem[1]);
+  let dataType;
+  try {
+    dataType = meta.dataType ?? meta.data_type;
+  } catch (error) {
+    throw codecError("InvalidConfiguration", `${prefix}the chunk metadata could not be read: reading it threw: ${error?.message ?? error}`);
+  }
   if (dataType !== "uint8" && dataType !== "|u1") {
     throw codecError(
       "InvalidConfiguration",
-      `data type ${JSON.stringify(dataType)} is not supported; the jpeg codec supports only uint8`,
+      `${prefix}data type ${typeof dataType === "string" ? JSON.stringify(dataType) : describe(dataType)} is not supported; the jpeg codec supports only uint8`,
     );
   }
 }
@@ -49,7 +57,7 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
     #zarritaShape;
 
     constructor(configuration, meta) {
-      checkDataType(meta);
+      checkMeta(meta);
       this.configuration = validateConfig(configuration);
       this.#zarritaShape = meta.shape.slice();
       this.#layout = layoutAt(meta, codecPosition(meta, configuration, "jpeg"));
@@ -105,9 +113,29 @@ function base64Bytes(value, field) {
   }
 }
 
+/**
+ * The members of an imagecodecs_jpeg configuration that decoding reads, each read once (a
+ * getter or Proxy that throws is reported, not passed on). Other members (level,
+ * subsampling, optimize, …) only affect encoding and are ignored.
+ */
+function readImagecodecsConfiguration(configuration) {
+  if (configuration === null || typeof configuration !== "object" || Array.isArray(configuration)) {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration must be an object, got ${Array.isArray(configuration) ? "an array" : describe(configuration)}`);
+  }
+  try {
+    const { lossless, bitspersample, colorspace_data, outcolorspace, tables, header } = configuration;
+    return { lossless, bitspersample, colorspace_data, outcolorspace, tables, header };
+  } catch (error) {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration could not be read: reading it threw: ${error?.message ?? error}`);
+  }
+}
+
 /** imagecodecs colour-space names/J_COLOR_SPACE numbers → the jpeg codec's names. */
 function colorSpaceName(value, field) {
   if (value == null) return null;
+  if (typeof value !== "string" && typeof value !== "number") {
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a colour space name or number, got ${describe(value)}`);
+  }
   const key = String(value).toUpperCase();
   const names = { 1: "grayscale", GRAY: "grayscale", GRAYSCALE: "grayscale", MINISBLACK: "grayscale", L: "grayscale",
     2: "rgb", RGB: "rgb", 3: "ycbcr", YCBCR: "ycbcr", YCC: "ycbcr" };
@@ -132,18 +160,19 @@ export function makeImagecodecsJpegCodec(pool = null) {
     #header;
 
     constructor(configuration = {}, meta) {
-      checkDataType(meta);
-      if (configuration.lossless) {
+      checkMeta(meta, "imagecodecs_jpeg: ");
+      const fields = readImagecodecsConfiguration(configuration);
+      if (fields.lossless) {
         throw codecError("InvalidConfiguration", "imagecodecs_jpeg: lossless JPEG is not supported (baseline and progressive only)");
       }
-      if (configuration.bitspersample != null && configuration.bitspersample !== 8) {
-        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${configuration.bitspersample} is not supported (8 only)`);
+      if (fields.bitspersample != null && fields.bitspersample !== 8) {
+        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${describe(fields.bitspersample)} is not supported (8 only)`);
       }
       // imagecodecs squeezes the chunk to (H, W) or (H, W, C) when encoding.
       const shape = meta.shape.filter((d) => d !== 1);
       while (shape.length < 2) shape.unshift(1);
       const color = shape.length === 3 && shape[2] === 3;
-      const data = colorSpaceName(configuration.colorspace_data ?? configuration.outcolorspace, "colorspace_data");
+      const data = colorSpaceName(fields.colorspace_data ?? fields.outcolorspace, "colorspace_data");
       const decoded = color ? (data === "ycbcr" ? "ycbcr" : "rgb") : "grayscale";
       this.#config = validateConfig(
         color
@@ -151,8 +180,8 @@ export function makeImagecodecsJpegCodec(pool = null) {
           : { quality: 95, encoded_color_space: "grayscale" },
       );
       this.#shape = shape;
-      this.#tables = base64Bytes(configuration.tables, "tables");
-      this.#header = base64Bytes(configuration.header, "header");
+      this.#tables = base64Bytes(fields.tables, "tables");
+      this.#header = base64Bytes(fields.header, "header");
     }
 
     static fromConfig(configuration, meta) {
@@ -182,6 +211,8 @@ const REGISTER_OPTIONS = ["workers", "workerUrl", "encodeOptions"];
 const MAX_WORKERS = 256;
 
 // A typo (`{ worker: 4 }`) would otherwise leave decoding on the main thread unnoticed.
+// Returns the options' own members (read once: inherited ones, like unknown ones, are not
+// options, and a getter is not asked twice).
 function checkRegisterArguments(registry, options) {
   // has(), not only set(): zarrita's module itself has a set() (zarr.set), the registry is a Map
   if (typeof registry?.set !== "function" || typeof registry.has !== "function") {
@@ -190,17 +221,25 @@ function checkRegisterArguments(registry, options) {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`jpeg: register()'s options must be an object, got ${describe(options)}`);
   }
+  const own = {};
   for (const name of Object.keys(options)) {
     if (!REGISTER_OPTIONS.includes(name)) {
       throw new TypeError(`jpeg: unknown register() option ${quote(name)} (known: ${REGISTER_OPTIONS.join(", ")})`);
     }
+    own[name] = options[name];
   }
-  const { workers } = options;
+  const { workers, workerUrl } = own;
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
     throw new RangeError(`jpeg: register()'s workers must be a whole number from 0 to ${MAX_WORKERS}, got ${describe(workers)}`);
   }
-  const problem = encodeOptionsProblem(options.encodeOptions);
+  if (workerUrl !== undefined && !((typeof workerUrl === "string" && workerUrl !== "") || workerUrl instanceof URL)) {
+    throw new TypeError(
+      `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${workerUrl === "" ? "an empty string" : describe(workerUrl)}`,
+    );
+  }
+  const problem = encodeOptionsProblem(own.encodeOptions);
   if (problem) throw new TypeError(`jpeg: register()'s encodeOptions: ${problem}`);
+  return own;
 }
 
 /**
@@ -212,16 +251,17 @@ function checkRegisterArguments(registry, options) {
  * falling back to the calling thread where workers are unavailable. `encodeOptions` are
  * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`,
  * `{ trellis: true }`).
- * Returns a handle whose `close()` terminates the pool's workers. Throws (naming it) for
- * something other than a registry, an unknown option, a worker count outside 0–256 or
+ * Returns a handle whose `close()` terminates the pool's workers. Options are the object's
+ * own members. Throws (naming it) for something other than a registry, an unknown option,
+ * a worker count outside 0–256, a `workerUrl` that is not a string or URL, or
  * `encodeOptions` that encode() would refuse (in its words: a typo is reported here, not by
  * the first chunk written).
  */
 export function register(registry, options = {}) {
-  checkRegisterArguments(registry, options);
-  const workers = options.workers ?? 0;
-  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: options.workerUrl }) : null;
-  const Jpeg = pool || options.encodeOptions !== undefined ? makeJpegCodec(pool, options.encodeOptions) : JpegCodec;
+  const own = checkRegisterArguments(registry, options);
+  const workers = own.workers ?? 0;
+  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: own.workerUrl }) : null;
+  const Jpeg = pool || own.encodeOptions !== undefined ? makeJpegCodec(pool, own.encodeOptions) : JpegCodec;
   const Imagecodecs = makeImagecodecsJpegCodec(pool);
   // Viewers mostly read: the decoder loads with the codec, the encoder on first encode.
   const loaded = (Codec) => async () => {

@@ -6,6 +6,7 @@
 use serde::de::{
     Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
 };
+use std::cmp::Ordering;
 use std::fmt;
 
 use crate::error::{append, owned, Int};
@@ -88,9 +89,11 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-/// Formats a number for an error message: integers exactly, others to six decimals (or
-/// six significant digits in scientific form). Written out rather than `{n}`, because
-/// core's float formatting costs about 25 KB of wasm in the decode-only module.
+/// Formats a number for an error message as JavaScript's `String(n)` does
+/// (ECMA-262 Number::toString): the shortest digits that read back as `n`, so a
+/// non-integer never shows as an integer (`90.0000001`, not `90`), in JS's notation
+/// (`1e+21`, `1.5e-7`). Written out rather than `{n}`, because core's float formatting
+/// costs about 25 KB of wasm in the decode-only module.
 fn format_number(n: f64) -> String {
     if n.is_nan() {
         return owned("NaN");
@@ -99,48 +102,191 @@ fn format_number(n: f64) -> String {
         return owned(if n > 0.0 { "Infinity" } else { "-Infinity" });
     }
     let sign = if n < 0.0 { "-" } else { "" };
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        return format!("{sign}{}", Int(n.abs() as u64));
-    }
     let a = n.abs();
-    if (1e-4..1e12).contains(&a) {
-        return format!("{sign}{}", six_decimals(a));
+    // safe integers (and ±0) exactly: their shortest digits are their digits
+    if a.fract() == 0.0 && a <= 9_007_199_254_740_991.0 {
+        return format!("{sign}{}", Int(a as u64));
     }
-    let (mut mantissa, mut exponent) = (a, 0i32);
-    while mantissa >= 10.0 {
-        mantissa /= 10.0;
-        exponent += 1;
+    let (digits, point) = shortest_digits(a);
+    let count = digits.len() as i32;
+    let mut text = Vec::with_capacity(digits.len() + 8);
+    if count <= point && point <= 21 {
+        // an integer of up to 21 digits: the digits, then zeros
+        text.extend_from_slice(&digits);
+        text.resize(point as usize, b'0');
+    } else if 0 < point && point <= 21 {
+        let (int, frac) = digits.split_at(point as usize);
+        text.extend_from_slice(int);
+        text.push(b'.');
+        text.extend_from_slice(frac);
+    } else if -6 < point && point <= 0 {
+        text.extend_from_slice(b"0.");
+        text.resize(2 + (-point) as usize, b'0');
+        text.extend_from_slice(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        text.extend_from_slice(first);
+        if !rest.is_empty() {
+            text.push(b'.');
+            text.extend_from_slice(rest);
+        }
+        text.extend_from_slice(if point > 0 { b"e+" } else { b"e-" });
+        text.extend_from_slice(
+            Int(u64::from((point - 1).unsigned_abs()))
+                .to_string()
+                .as_bytes(),
+        );
     }
-    while mantissa < 1.0 {
-        mantissa *= 10.0;
-        exponent -= 1;
-    }
-    let exponent_sign = if exponent < 0 { "-" } else { "" };
-    format!(
-        "{sign}{}e{exponent_sign}{}",
-        six_decimals(mantissa),
-        Int(exponent.unsigned_abs().into())
-    )
+    // SAFETY: ASCII digits, a point, `e`, a sign. (`String::from_utf8` would link its
+    // validation, as `Int` notes.)
+    format!("{sign}{}", unsafe { String::from_utf8_unchecked(text) })
 }
 
-/// `a` (0 ≤ a < 1e12) rounded to six decimals, without trailing zeros.
-fn six_decimals(a: f64) -> String {
-    let scaled = (a * 1e6).round() as u64;
-    let (int, frac) = (scaled / 1_000_000, scaled % 1_000_000);
-    // `{int}.{frac:06}`: the digits of `int`, then those of 1_000_000 + frac with the
-    // leading 1 made the point
-    let mut text = format!("{}{}", Int(int), Int(1_000_000 + frac)).into_bytes();
-    let point = text.len() - 7;
-    text[point] = b'.';
-    // the zeros after the last significant decimal, then the point if no decimal is left
-    while text.last() == Some(&b'0') {
-        text.pop();
+/// The shortest decimal digits `d1 d2 … dk` (ASCII) that read back as `a` (finite,
+/// positive), the closest to `a` of those, and the position `n` of the decimal point:
+/// `a ≈ 0.d1 d2 … dk × 10^n`. Burger and Dybvig's free-format algorithm ("Printing
+/// floating-point numbers quickly and accurately", 1996) in exact integer arithmetic: `r /
+/// s` is the value, `m_plus / s` and `m_minus / s` the distances to the midpoints between
+/// it and its neighbouring doubles, which bound the digits that still read back as `a`.
+#[inline(never)]
+fn shortest_digits(a: f64) -> (Vec<u8>, i32) {
+    let bits = a.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as u32;
+    let fraction = bits & ((1 << 52) - 1);
+    // a = f × 2^(shift − 1075)
+    let (f, shift) = if biased == 0 {
+        (fraction, 1)
+    } else {
+        (fraction | (1 << 52), biased)
+    };
+    // the neighbour below is nearer when `a` is a power of two above the subnormals
+    let uneven = u32::from(f == 1 << 52 && biased > 1);
+    // r / s = a, m_plus / s and m_minus / s the half-gaps to the neighbours, all × 2^(1 + uneven)
+    let mut r = Big::from(f);
+    let mut s = Big::from(1);
+    let mut m_plus = Big::from(1);
+    let mut m_minus = Big::from(1);
+    r.double(1 + uneven);
+    m_plus.double(uneven);
+    if shift >= 1075 {
+        let e = shift - 1075;
+        r.double(e);
+        m_plus.double(e);
+        m_minus.double(e);
+        s.double(1 + uneven);
+    } else {
+        s.double(1075 - shift + 1 + uneven);
     }
-    if text.last() == Some(&b'.') {
-        text.pop();
+    // Round-half-even reading: the midpoints themselves read back as `a` when `f` is even.
+    let even = f % 2 == 0;
+    // the point: the high bound below 10^point, at or above 10^(point - 1)
+    let mut point = 0i32;
+    while r.plus(&m_plus).reaches(&s, even) {
+        s.times(10);
+        point += 1;
     }
-    // SAFETY: ASCII digits and a point. (`String::from_utf8` would link its validation.)
-    unsafe { String::from_utf8_unchecked(text) }
+    loop {
+        let mut high = r.plus(&m_plus);
+        high.times(10);
+        if high.reaches(&s, even) {
+            break;
+        }
+        r.times(10);
+        m_plus.times(10);
+        m_minus.times(10);
+        point -= 1;
+    }
+    let mut digits = Vec::with_capacity(17);
+    // (17 digits always suffice; the bound only keeps the loop finite by construction)
+    for _ in 0..20 {
+        r.times(10);
+        m_plus.times(10);
+        m_minus.times(10);
+        let mut digit = b'0';
+        while r.compare(&s) != Ordering::Less {
+            r.subtract(&s);
+            digit += 1;
+        }
+        let low = m_minus.reaches(&r, even); // rounding down to `digit` reads back as `a`
+        let high = r.plus(&m_plus).reaches(&s, even); // so does rounding up to `digit + 1`
+        if !low && !high {
+            digits.push(digit);
+            continue;
+        }
+        // both: the closer one (ties to even)
+        let up = !low || (high && r.plus(&r).compare(&s) as i8 + i8::from(digit % 2 == 1) > 0);
+        digits.push(digit + u8::from(up));
+        break;
+    }
+    (digits, point)
+}
+
+/// A non-negative integer below 2^1152 as little-endian 32-bit limbs: the arithmetic
+/// `shortest_digits` needs (its values stay below 2^1100).
+#[derive(Clone)]
+struct Big(Vec<u32>);
+
+impl Big {
+    fn from(v: u64) -> Big {
+        let mut limbs = vec![0; 36];
+        limbs[0] = v as u32;
+        limbs[1] = (v >> 32) as u32;
+        Big(limbs)
+    }
+
+    /// `self ×= 2^count`.
+    #[inline(never)]
+    fn double(&mut self, count: u32) {
+        for _ in 0..count {
+            self.times(2);
+        }
+    }
+
+    #[inline(never)]
+    fn times(&mut self, m: u32) {
+        let mut carry = 0u64;
+        for limb in self.0.iter_mut() {
+            let t = u64::from(*limb) * u64::from(m) + carry;
+            *limb = t as u32;
+            carry = t >> 32;
+        }
+    }
+
+    #[inline(never)]
+    fn plus(&self, other: &Big) -> Big {
+        let mut sum = self.clone();
+        let mut carry = 0u64;
+        for (limb, &b) in sum.0.iter_mut().zip(other.0.iter()) {
+            let t = u64::from(*limb) + u64::from(b) + carry;
+            *limb = t as u32;
+            carry = t >> 32;
+        }
+        sum
+    }
+
+    /// `self -= other`, for `self ≥ other`.
+    #[inline(never)]
+    fn subtract(&mut self, other: &Big) {
+        let mut borrow = 0u64;
+        for (limb, &b) in self.0.iter_mut().zip(other.0.iter()) {
+            let t = u64::from(*limb)
+                .wrapping_sub(u64::from(b))
+                .wrapping_sub(borrow);
+            *limb = t as u32;
+            borrow = t >> 63;
+        }
+    }
+
+    #[inline(never)]
+    fn compare(&self, other: &Big) -> Ordering {
+        self.0.iter().rev().cmp(other.0.iter().rev())
+    }
+
+    /// `self > other`, or `self == other` when `inclusive`.
+    fn reaches(&self, other: &Big, inclusive: bool) -> bool {
+        let order = self.compare(other);
+        order == Ordering::Greater || (inclusive && order == Ordering::Equal)
+    }
 }
 
 /// Deeper nesting is rejected: the visitor recurses once per level, and inside wasm a
@@ -259,7 +405,7 @@ impl serde::Serialize for ConfigValue {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_number, quote, truncate};
+    use super::{format_number, quote, shortest_digits, truncate};
 
     #[test]
     fn quoted_strings_are_cut_and_escaped() {
@@ -285,7 +431,8 @@ mod tests {
     }
 
     #[test]
-    fn numbers_format_like_javascript_for_the_values_messages_show() {
+    fn numbers_format_like_javascript() {
+        // each `text` is node's String(n)
         for (n, text) in [
             (90.0, "90"),
             (-3.0, "-3"),
@@ -295,19 +442,80 @@ mod tests {
             (-0.0, "0"),
             (0.05, "0.05"),
             (0.000123, "0.000123"),
-            (12.0000001, "12"),
+            (90.0000001, "90.0000001"),
+            (99.99999999, "99.99999999"),
+            (2.0000001, "2.0000001"),
+            (12.0000001, "12.0000001"),
+            (100.00000000000001, "100.00000000000001"),
+            (0.1 + 0.2, "0.30000000000000004"),
             (1e14, "100000000000000"),
-            (-1e15, "-1e15"),
-            (1.0 / 3.0, "0.333333"),
-            (1e20, "1e20"),
+            (-1e15, "-1000000000000000"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (2.0 / 3.0, "0.6666666666666666"),
+            (1e20, "100000000000000000000"),
+            (2f64.powi(66), "73786976294838210000"),
+            (1e21, "1e+21"),
             (1.5e-7, "1.5e-7"),
-            (-2.5e300, "-2.5e300"),
+            (1e-7, "1e-7"),
+            (0.000001, "0.000001"),
+            (-2.5e300, "-2.5e+300"),
+            (123456789.123, "123456789.123"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (5e-324, "5e-324"),
+            (f64::EPSILON, "2.220446049250313e-16"),
+            (9_007_199_254_740_993.0, "9007199254740992"),
+            (9_007_199_254_740_994.0, "9007199254740994"),
             (f64::NAN, "NaN"),
             (f64::INFINITY, "Infinity"),
             (f64::NEG_INFINITY, "-Infinity"),
-            (9_007_199_254_740_993.0, "9.007199e15"),
         ] {
             assert_eq!(format_number(n), text, "{n:?}");
+        }
+    }
+
+    #[test]
+    fn shortest_digits_agree_with_rusts_own_shortest_formatting() {
+        // Rust's `{:e}` also prints the shortest digits that read back, the closest of them
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let check = |a: f64| {
+            let (digits, point) = shortest_digits(a);
+            let expected = format!("{a:e}");
+            let (mantissa, exponent) = expected.split_once('e').unwrap();
+            let expected_digits = mantissa.replace('.', "");
+            let got = std::str::from_utf8(&digits).unwrap();
+            // (at an exact tie Rust rounds the last digit up, JavaScript to even:
+            // 184682136014194.625 is "…94.62" in JS, "…94.63" in Rust)
+            let tie = got.len() == expected_digits.len()
+                && got[..got.len() - 1] == expected_digits[..got.len() - 1]
+                && (digits[digits.len() - 1] - b'0').is_multiple_of(2)
+                && expected_digits.as_bytes()[got.len() - 1] == digits[digits.len() - 1] + 1;
+            assert!(got == expected_digits || tie, "{a:e}: {got}");
+            assert_eq!(point - 1, exponent.parse::<i32>().unwrap(), "{a:e}");
+        };
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let a = f64::from_bits(state >> 1); // positive
+            if a.is_finite() && a > 0.0 {
+                check(a);
+            }
+            // and values near the integers messages are about
+            check(
+                f64::from((state % 200) as u32)
+                    + f64::from_bits(0x3CB0_0000_0000_0000 | (state & 0xFFFF)),
+            );
+        }
+        for bits in [
+            1u64,
+            2,
+            0x000F_FFFF_FFFF_FFFF,
+            0x0010_0000_0000_0000,
+            0x0020_0000_0000_0000,
+            0x7FEF_FFFF_FFFF_FFFF,
+        ] {
+            check(f64::from_bits(bits));
         }
     }
 }

@@ -447,6 +447,33 @@ test("CLI: parses the issue's options; `zarr-jpeg convert` writes a store and pr
   assert.match(missing.stderr, /cannot read .*nope\.png/);
 });
 
+// Before: `--version` was an unknown command, `help` too, and a file-system error while
+// writing printed Node's stack trace.
+test("CLI: --version prints package.json's version; help is --help; a file-system error is one line naming the output and the cause", () => {
+  const cli = path.join(root, "dist/cli.js");
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+  const v = spawnSync(process.execPath, [cli, "--version"], { encoding: "utf8" });
+  assert.equal(v.status, 0, v.stderr);
+  assert.equal(v.stdout, `${version}\n`);
+  const help = spawnSync(process.execPath, [cli, "help"], { encoding: "utf8" });
+  const dashHelp = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" });
+  assert.equal(help.status, 0, help.stderr);
+  assert.equal(help.stdout, dashHelp.stdout);
+  assert.match(help.stdout, /^usage: zarr-jpeg <command>/);
+  const input = path.join(tmp, "cli-fs.png");
+  writePng(input, 16, 16, rgbImage(16, 16), { colorType: 2 });
+  const r = spawnSync(process.execPath, [cli, "convert", input, "/proc/nope.zarr"], { encoding: "utf8" });
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+  assert.match(r.stderr, /^zarr-jpeg convert: cannot write \/proc\/nope\.zarr: E[A-Z]+: /);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+});
+
+test("convert() rejects a file-system error while writing as a ConvertError naming the output, its cause on .cause", async () => {
+  await assert.rejects(convert({ data: new Uint8Array(16 * 16), shape: [16, 16] }, "/proc/nope.zarr"), (e) =>
+    e instanceof ConvertError && /^cannot write \/proc\/nope\.zarr: /.test(e.message) && typeof e.cause?.code === "string");
+});
+
 test("restart intervals: written in chunks taller than 64 rows by default, none with { restartIntervals: false } or --no-restart-intervals", async () => {
   const input = { data: grayImage(200, 100), shape: [200, 100] };
   const chunkHasDri = (dir) => {

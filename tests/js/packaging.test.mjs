@@ -96,7 +96,7 @@ after(async () => {
 
 test("the tarball holds dist/ (wasm inlined, worker, declarations) and no sources or tests", () => {
   const files = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist"));
-  for (const f of ["index.js", "index.d.ts", "zarrita.js", "zarrita.d.ts", "reshape.js", "reshape.d.ts", "pool.js", "worker.js", "loader.js"]) assert.ok(files.includes(f), f);
+  for (const f of ["index.js", "index.d.ts", "zarrita.js", "zarrita.d.ts", "reshape.js", "reshape.d.ts", "convert.js", "convert.d.ts", "pool.js", "worker.js", "loader.js"]) assert.ok(files.includes(f), f);
   // Three modules (whole codec, decoder, full decoder): glue, SIMD and scalar payloads each.
   const wasm = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist", "wasm"));
   for (const name of ["zarr_jpeg", "zarr_jpeg_decoder", "zarr_jpeg_full_decoder"]) {
@@ -165,11 +165,12 @@ test("(2b) the same page reads progressive chunks: the full decoder loads on dem
   }
 });
 
-test("(4) the installed package's types check against zarrita's under moduleResolution bundler", () => {
+test("(4) the installed package's types (zarr-jpeg/convert's too) check against zarrita's under moduleResolution bundler", () => {
   fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", strict: true, noEmit: true, lib: ["ES2022", "DOM"], types: [] }, files: ["usage.ts"] }));
   fs.writeFileSync(path.join(project, "usage.ts"), `
 import * as zarr from "zarrita";
 import { register, init, JpegCodec, ReshapeCodec, type JpegCodecConfiguration } from "zarr-jpeg";
+import { convert, type ConvertSummary } from "zarr-jpeg/convert";
 const handle = register(zarr.registry, { workers: navigator.hardwareConcurrency });
 export async function read(url: string): Promise<number[]> {
   const arr = await zarr.open(new zarr.FetchStore(url), { kind: "array" });
@@ -181,6 +182,10 @@ export async function read(url: string): Promise<number[]> {
   void codec, r;
   await handle.close();
   return shape;
+}
+export async function write(): Promise<number> {
+  const summary: ConvertSummary = await convert("image.png", "out.zarr", { quality: 90, subsampling: "4:2:0" });
+  return summary.psnr;
 }
 `);
   const r = spawnSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "."], { cwd: project, encoding: "utf8" });

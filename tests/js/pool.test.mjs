@@ -240,16 +240,46 @@ test("pool: close() decodes on the calling thread the chunks its workers had not
   assert.equal(handle.pool.stats.decodedHere, 40);
 });
 
-test("clean fallback: an unloadable worker script decodes on the calling thread", async () => {
+test("visible fallback: an unloadable worker script decodes on the calling thread, correctly, and warns once naming the URL", async () => {
   const s = await store();
-  const handle = register(zarr.registry, { workers: 2, workerUrl: new URL("./no-such-worker.js", import.meta.url) });
+  register(zarr.registry);
+  const expected = await zarr.get(await zarr.open(s, { kind: "array" }));
+  const url = new URL("./no-such-worker.js", import.meta.url);
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(" "));
+  const handle = register(zarr.registry, { workers: 2, workerUrl: url });
   try {
     const got = await zarr.get(await zarr.open(s, { kind: "array" }));
+    await zarr.get(await zarr.open(s, { kind: "array" }));
     assert.equal(handle.pool.mode, "main-thread");
     assert.deepEqual(got.shape, [96, 80, 3]);
+    assert.ok(Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength).equals(Buffer.from(expected.data.buffer, expected.data.byteOffset, expected.data.byteLength)));
+    assert.equal(handle.pool.stats.decodedHere, 2 * 9);
   } finally {
+    console.warn = warn;
     await handle.close();
   }
+  assert.equal(warnings.length, 1, warnings.join("\n"));
+  assert.ok(warnings[0].startsWith(`jpeg: the decode pool's workers could not start from ${url.href} (`), warnings[0]);
+  assert.match(warnings[0], /decoding on the calling thread instead/);
+  assert.match(warnings[0], /workerUrl: see the zarr-jpeg README, "Workers and bundlers"/);
+});
+
+test("no warning when the workers start", async () => {
+  const s = await store();
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => warnings.push(args.join(" "));
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    await zarr.get(await zarr.open(s, { kind: "array" }));
+    assert.equal(handle.pool.mode, "workers");
+  } finally {
+    console.warn = warn;
+    await handle.close();
+  }
+  assert.deepEqual(warnings, []);
 });
 
 function runScript(nodeFlags, body) {

@@ -61,6 +61,32 @@ test("errors: malformed shape entries, out-of-range input dims", () => {
   assert.throws(() => ReshapeCodec.fromConfig({}, meta([2])), /configuration.shape/);
 });
 
+// Before: NaN showed as `null` (JSON.stringify), a BigInt entry threw JSON.stringify's own
+// TypeError, a throwing getter or Proxy leaked its exception, metadata without a shape threw
+// `Cannot read properties of undefined (reading 'map')`, and unknown members were ignored.
+test("errors: NaN and BigInt named as such; unreadable configurations and metadata, unknown members are reshape Errors", () => {
+  const reshapeError = (pattern, kind = "InvalidConfiguration") => (e) =>
+    e instanceof Error && e.kind === kind && e.message.startsWith("reshape: ") && pattern.test(e.message);
+  assert.throws(() => outShape([NaN], [4, 4]), reshapeError(/^reshape: shape\[0\] = NaN must be a positive integer/));
+  assert.throws(() => outShape([[0, NaN]], [4, 4]), reshapeError(/shape\[0\] = \[0,NaN\]: input dimension NaN is not an integer/));
+  assert.throws(() => outShape([Infinity, 1], [4, 4]), reshapeError(/shape\[0\] = Infinity must be/));
+  assert.throws(() => outShape([16n], [4, 4]), reshapeError(/shape\[0\] = 16n must be/));
+  assert.throws(() => outShape(NaN, [4, 4]), reshapeError(/configuration.shape must be a non-empty array, got NaN/));
+  const m = meta([4, 4]);
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: [16], foo: 1 }, m), reshapeError(/^reshape: unknown configuration member "foo" \(the reshape codec's configuration has only "shape"\)$/));
+  assert.throws(() => ReshapeCodec.fromConfig(null, m), reshapeError(/the configuration must be an object with a shape member, got null/));
+  assert.throws(() => ReshapeCodec.fromConfig([16], m), reshapeError(/the configuration must be an object with a shape member, got an array/));
+  assert.throws(() => ReshapeCodec.fromConfig({ get shape() { throw new Error("getter says no"); } }, m), reshapeError(/^reshape: the configuration could not be read: reading it threw: getter says no$/));
+  const proxy = new Proxy([16], { get(target, key) { if (key === "0") throw new Error("proxy says no"); return Reflect.get(target, key); } });
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: proxy }, m), reshapeError(/reading it threw: proxy says no/));
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: [16] }, { dataType: "uint8" }), reshapeError(/the chunk metadata's shape must be an array of integers ≥ 0, got undefined/, "InvalidShape"));
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: [16] }, { dataType: "uint8", shape: [4, NaN] }), reshapeError(/got \[4,NaN\]/, "InvalidShape"));
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: [16] }, undefined), reshapeError(/the chunk metadata must be an object with the chunk's shape, got undefined/));
+  assert.throws(() => ReshapeCodec.fromConfig({ shape: [16] }, { shape: [4, 4], codecs: {} }), reshapeError(/codecs must be an array, got an Object/));
+  // a member whose value is fine stays fine
+  assert.deepEqual(ReshapeCodec.fromConfig({ shape: [16] }, { dataType: "uint8", shape: [4, 4], codecs: [null] }).shape, [16]);
+});
+
 test("empty input_dims [] gives size 1 (prod of nothing)", () => {
   assert.deepEqual(outShape([[], [0], [1]], [3, 4]), [1, 3, 4]);
 });

@@ -150,6 +150,61 @@ test("codec objects used directly: wrong data lengths and types, and bad base64 
   }
 });
 
+test("a corrupt chunk: zarr.get rejects with zarrita's wrapper, the codec's named Error on .cause (README, errors)", async () => {
+  for (const workers of [0, 1]) {
+    const handle = register(zarr.registry, { workers });
+    try {
+      const store = new Map();
+      const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+      const arr = await zarr.create(store, { shape: [16, 16, 3], chunkShape: [16, 16, 3], dtype: "uint8", codecs: [{ name: "jpeg", configuration: config }] });
+      await zarr.set(arr, null, { data: image(16, 16, 3), shape: [16, 16, 3], stride: [48, 3, 1] });
+      const key = [...store.keys()].find((k) => k.includes("/c/"));
+      store.set(key, store.get(key).subarray(0, 40)); // cut inside the headers
+      await assert.rejects(zarr.get(await zarr.open(store, { kind: "array" })), (e) => {
+        assert.match(e.message, /jpeg/, "zarrita names the codec");
+        assert.ok(e.cause instanceof Error, `no cause on ${e.name}: ${e.message}`);
+        assert.match(e.cause.message, /^jpeg: /);
+        assert.ok(["CorruptStream", "NeedsFullDecoder", "UnsupportedStream"].includes(e.cause.kind), `${e.cause.kind}: ${e.cause.message}`);
+        return true;
+      }, `${workers} workers`);
+    } finally {
+      await handle.close();
+    }
+  }
+  register(zarr.registry);
+});
+
+// Before: TypeErrors of the engine's ("Cannot read properties of null (reading 'lossless')",
+// "(reading 'filter')", "(reading 'slice')") and a getter's own exception, unwrapped.
+test("codec constructors called directly with odd metadata or configurations throw jpeg: Errors naming the problem", async () => {
+  await init();
+  const registry = new Map();
+  register(registry);
+  const Imagecodecs = await registry.get("imagecodecs_jpeg")();
+  const meta = { dataType: "uint8", shape: [16, 16, 3] };
+  const config = { quality: 90, encoded_color_space: "rgb" };
+  const named = (kind, pattern) => (e) => e instanceof Error && e.kind === kind && e.message.startsWith("jpeg: ") && pattern.test(e.message);
+  const cases = [
+    [() => Imagecodecs.fromConfig(null, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration must be an object, got null$/)],
+    [() => Imagecodecs.fromConfig("jpeg", meta), named("InvalidConfiguration", /must be an object, got "jpeg" \(a string\)/)],
+    [() => Imagecodecs.fromConfig({}, { dataType: "uint8" }), named("InvalidShape", /^jpeg: imagecodecs_jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
+    [() => Imagecodecs.fromConfig({}, null), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got null/)],
+    [() => Imagecodecs.fromConfig({ get lossless() { throw new Error("getter says no"); } }, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration could not be read: reading it threw: getter says no$/)],
+    [() => Imagecodecs.fromConfig(new Proxy({}, { get() { throw new Error("proxy says no"); } }), meta), named("InvalidConfiguration", /reading it threw: proxy says no/)],
+    [() => Imagecodecs.fromConfig({ colorspace_data: { toString() { throw new Error("no"); } } }, meta), named("InvalidConfiguration", /colorspace_data must be a colour space name or number, got an Object/)],
+    [() => Imagecodecs.fromConfig({ bitspersample: Symbol("b") }, meta), named("InvalidConfiguration", /bitspersample Symbol\(b\) is not supported/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8" }), named("InvalidShape", /^jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8", shape: "16,16,3" }), named("InvalidShape", /got "16,16,3"$/)],
+    [() => JpegCodec.fromConfig(config, undefined), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got undefined/)],
+    [() => JpegCodec.fromConfig(config, { dataType: "uint8", shape: [16, 16, 3], codecs: "jpeg" }), named("InvalidConfiguration", /codecs must be an array, got "jpeg" \(a string\)/)],
+    [() => JpegCodec.fromConfig(config, { get dataType() { throw new Error("getter says no"); }, shape: [16, 16, 3] }), named("InvalidConfiguration", /the chunk metadata could not be read: reading it threw: getter says no/)],
+    [() => JpegCodec.fromConfig(config, { shape: [16, 16, 3] }), named("InvalidConfiguration", /data type undefined is not supported/)],
+  ];
+  for (const [call, check] of cases) assert.throws(call, check, call.toString());
+  // a null entry in the codec list is skipped, not read
+  assert.equal(JpegCodec.fromConfig(config, { ...meta, codecs: [null, { name: "jpeg", configuration: config }] }).imageShape.length, 3);
+});
+
 test("an unknown codec still gives zarrita's UnknownCodecError naming it (RFC-16)", async () => {
   const store = new Map();
   const arr = await zarr.create(store, { shape: [8, 8], chunkShape: [8, 8], dtype: "uint8", codecs: [{ name: "jpeg_xl_made_up", configuration: {} }] });
@@ -281,7 +336,19 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
   }
 });
 
-test("register() refuses a wrong registry, unknown options and a worker count that is not 0–256, naming them", () => {
+test("register() reads its options as own members: inherited ones start no pool and are not options", () => {
+  const handle = api.register(new Map(), Object.create({ workers: 2 }));
+  assert.equal(handle.pool, null, "an inherited workers starts no pool");
+  const inheritedEncodeOptions = api.register(new Map(), Object.create({ encodeOptions: { trelis: true } }));
+  assert.equal(inheritedEncodeOptions.pool, null);
+  // a getter is read once
+  let reads = 0;
+  const options = { get workers() { reads++; return 0; } };
+  api.register(new Map(), options);
+  assert.equal(reads, 1);
+});
+
+test("register() refuses a wrong registry, unknown options, a worker count that is not 0–256 and a workerUrl that is not a string or URL, naming them", () => {
   const registry = new Map();
   assert.throws(() => api.register(zarr, {}), (e) => e instanceof TypeError && /takes zarrita's codec registry \(zarr\.registry\), got an object/.test(e.message));
   assert.throws(() => api.register(undefined), (e) => /codec registry.*got undefined/.test(e.message));
@@ -290,7 +357,15 @@ test("register() refuses a wrong registry, unknown options and a worker count th
   for (const workers of [1e9, Infinity, -1, 2.5, NaN, "4", 257]) {
     assert.throws(() => api.register(registry, { workers }), (e) => e instanceof RangeError && /workers must be a whole number from 0 to 256, got /.test(e.message), String(workers));
   }
+  for (const [workerUrl, name] of [[42, "42"], [null, "null"], [{ href: "./worker.js" }, "an Object"], ["", "an empty string"], [new Blob([]), "a Blob"]]) {
+    assert.throws(
+      () => api.register(registry, { workers: 2, workerUrl }),
+      (e) => e instanceof TypeError && e.message === `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${name}`,
+      name,
+    );
+  }
   assert.equal(registry.size, 0, "nothing registered after a refusal");
+  for (const workerUrl of ["./worker.js", new URL("https://example.org/worker.js")]) assert.equal(api.register(new Map(), { workerUrl }).pool, null);
   const handle = api.register(registry, { workers: 0, workerUrl: undefined, encodeOptions: undefined });
   assert.equal(handle.pool, null);
   assert.ok(registry.has("jpeg"));

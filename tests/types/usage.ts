@@ -1,5 +1,5 @@
 // Type-checks user code against zarrita's own types, with no casts:
-//   npx tsc -p tests/types     (after `npm run build`)
+//   npx tsc -p tests/types     (after `npm run build`; tests/js/types.test.mjs runs it)
 import * as zarr from "zarrita";
 import { init, validateConfig, encodeInto, decodeInto, QUANT_TABLES } from "../../dist/index.js";
 import type { EncodeOptions, JpegCodecConfiguration, QuantTable } from "../../dist/index.js";

@@ -1,0 +1,142 @@
+// `import { convert } from "zarr-jpeg/convert"` (Node only: it reads and writes files).
+import type { EncodeOptions, JpegColorSpace, NormalizedJpegCodecConfiguration, QuantTable, SamplingFactors } from "./index.js";
+
+/** A conversion the converter refuses (bad option, unusable input, output in the way); `cause` when it wraps another Error. */
+export class ConvertError extends Error {
+  constructor(message: string, options?: { cause?: unknown });
+  readonly name: "ConvertError";
+}
+
+/** The chroma subsampling schemes by J:a:b name, as the jpeg codec's `subsampling`. */
+export type SubsamplingName = "4:4:4" | "4:2:2" | "4:4:0" | "4:2:0";
+export const SUBSAMPLING: Readonly<Record<SubsamplingName, readonly SamplingFactors[]>>;
+
+export const DEFAULTS: Readonly<{ quality: 95; chunk: 256; subsampling: "4:2:0"; channelAxis: "first" }>;
+
+/** Raw samples to convert instead of an image file: shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4) (alpha dropped). */
+export interface ImageArray {
+  data: Uint8Array;
+  shape: readonly number[];
+}
+
+/** What convert() reports while it works: one "level" event as each level starts, one "chunk" event per chunk written. */
+export type ConvertProgress =
+  | { phase: "level"; level: number; shape: number[]; levels: number; chunksTotal: number; chunksDone: number }
+  | {
+      phase: "chunk";
+      level: number;
+      levelChunksDone: number;
+      levelChunksTotal: number;
+      levels: number;
+      chunksTotal: number;
+      chunksDone: number;
+    };
+
+export interface ConvertOptions {
+  /** JPEG quality 1–100 (default 95). */
+  quality?: number;
+  /** Default: "ycbcr" for colour input, "grayscale" for grayscale input ("grayscale" on colour input converts to luma). */
+  color?: JpegColorSpace;
+  /** For color "ycbcr" only: a J:a:b name or the codec's `subsampling` (default "4:2:0"). */
+  subsampling?: SubsamplingName | readonly SamplingFactors[] | null;
+  /** Chunk side in pixels (default 256). */
+  chunk?: number;
+  /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk`. */
+  shard?: number | null;
+  /** Number of pyramid levels (default: halve until one chunk holds the image). */
+  levels?: number | null;
+  /** "first": (c, y, x), OME-Zarr 0.5's order, with a transpose codec (default); "last": (y, x, c). */
+  channelAxis?: "first" | "last";
+  /** Multiscale name (default: the input file's name, or "image"). */
+  name?: string;
+  /** Physical pixel size for the scale transforms (default 1). */
+  pixelSize?: number | null;
+  /** Unit of the space axes, e.g. "micrometer". */
+  unit?: string | null;
+  /** encode()'s options. */
+  restartIntervals?: boolean;
+  trellis?: boolean;
+  quantTable?: QuantTable;
+  /** Replace `output` if it is a Zarr store or an empty directory that does not hold the input. */
+  overwrite?: boolean;
+  onProgress?: (event: ConvertProgress) => void;
+  onWarning?: (message: string) => void;
+}
+
+/** One level of the written pyramid. */
+export interface ConvertLevelSummary {
+  path: string;
+  shape: number[];
+  chunkShape: number[];
+  shardShape: number[] | null;
+  chunks: number;
+  rawBytes: number;
+  encodedBytes: number;
+  ratio: number;
+}
+
+/** What convert() wrote. */
+export interface ConvertSummary {
+  /** The store's absolute path. */
+  output: string;
+  name: string;
+  inputShape: number[];
+  config: NormalizedJpegCodecConfiguration;
+  encodeOptions: Required<EncodeOptions>;
+  /** null for grayscale images. */
+  channelAxis: "first" | "last" | null;
+  levels: ConvertLevelSummary[];
+  chunks: number;
+  bytesWritten: number;
+  encodedBytes: number;
+  rawBytes: number;
+  ratio: number;
+  level0Ratio: number;
+  /** PSNR of level 0 against the input, dB (Infinity when identical). */
+  psnr: number;
+  seconds: number;
+  warnings: string[];
+}
+
+/**
+ * Converts an image (a PNG/JPEG file path, or raw samples) into a JPEG-compressed OME-Zarr
+ * 0.5 image at `output` (a directory that must not exist unless `overwrite`), written under
+ * a temporary name and renamed at the end. Rejects with a ConvertError for what it refuses.
+ */
+export function convert(input: string | ImageArray, output: string, options?: ConvertOptions): Promise<ConvertSummary>;
+
+/** A few lines for people: what was written, how small, how faithful. */
+export function formatSummary(summary: ConvertSummary): string;
+
+/** The converter's image form: C-order uint8 samples, 1 or 3 channels. */
+export interface ConverterImage {
+  data: Uint8Array;
+  height: number;
+  width: number;
+  channels: number;
+}
+
+/** The plan resolveOptions() makes of the options and the input's channel count. */
+export interface ConvertPlan {
+  config: NormalizedJpegCodecConfiguration;
+  chunk: number;
+  shard: number | null;
+  levels: number | null;
+  channelAxis: "first" | "last";
+  pixelSize: number | null;
+  unit: string | null;
+  warnings: string[];
+  encodeOptions: Required<EncodeOptions>;
+  components: 1 | 3;
+}
+
+/** Checks the options against the input's channel count (throws ConvertError) and returns the plan. */
+export function resolveOptions(options: ConvertOptions, channels: number): ConvertPlan;
+/** Raw samples → the converter's image form (RGBA loses alpha, with a warning); throws ConvertError. */
+export function imageFromArray(data: Uint8Array, shape: readonly number[]): ConverterImage & { warnings: string[] };
+/** One level down: each output sample is the rounded mean of the (up to) 2×2 input samples it covers. */
+export function downsample2x(image: ConverterImage): ConverterImage;
+/** The number of levels: halve until the image fits one chunk, or exactly `levels`. */
+export function levelCount(height: number, width: number, chunk: number, levels?: number | null): number;
+/** CRC-32C (Castagnoli), as the `crc32c` codec appends it. */
+export function crc32c(bytes: Uint8Array): number;
