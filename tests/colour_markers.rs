@@ -7,6 +7,8 @@
 //!   transform MUST reject the chunk), and JFIF beside transform 0 is rejected (libjpeg
 //!   lets JFIF win, zune-jpeg the Adobe marker: decoders disagree);
 //! - else JFIF → YCbCr; else component ids 'R','G','B' → RGB; else YCbCr;
+//! - as in libjpeg-turbo's `examine_app0` / `examine_app14`, a JFIF APP0 needs at least 14
+//!   bytes of data and an Adobe APP14 at least 12, or the marker is ignored;
 //! - decoding does not depend on the configuration's `quality`.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -222,6 +224,45 @@ fn ids_1_2_3_without_markers_are_ycbcr() {
 #[test]
 fn jfif_beside_rgb_ids_is_ycbcr() {
     assert_decodes_as_djpeg(&with_markers(&cjpeg_rgb(), &[jfif()]), "JFIF, ids R,G,B");
+}
+
+#[test]
+fn a_jfif_app0_shorter_than_14_bytes_is_ignored_as_libjpeg_turbo_does() {
+    // jdmarker.c examine_app0: JFIF needs APP0_DATA_LEN = 14 bytes; a shorter one does
+    // not count, so ids 'R','G','B' decide (RGB).
+    for len in [5, 7, 13] {
+        let short = (0xE0, jfif().1[..len].to_vec());
+        let stream = with_markers(&cjpeg_rgb(), &[short]);
+        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        assert!(!header.jfif, "{len}-byte JFIF APP0 counted as JFIF");
+        assert_decodes_as_djpeg(&stream, &format!("{len}-byte JFIF APP0, ids R,G,B"));
+    }
+    // 14 bytes and more count (trailing thumbnail data allowed)
+    for extra in [0usize, 3] {
+        let mut long = jfif();
+        long.1.extend(vec![0; extra]);
+        let stream = with_markers(&cjpeg_rgb(), &[long]);
+        assert!(zarr_jpeg::markers::read_header(&stream).unwrap().jfif);
+        assert_decodes_as_djpeg(&stream, "JFIF APP0 of 14+ bytes, ids R,G,B");
+    }
+}
+
+#[test]
+fn an_adobe_app14_shorter_than_12_bytes_is_ignored_as_libjpeg_turbo_does() {
+    // jdmarker.c examine_app14: APP14_DATA_LEN = 12 bytes, else the marker is ignored.
+    for len in [5, 11] {
+        let short = (0xEE, adobe(1).1[..len].to_vec());
+        let stream = with_markers(&cjpeg_rgb(), &[short]);
+        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        assert_eq!(header.adobe_transform, None, "{len}-byte Adobe APP14");
+    }
+    let stream = with_markers(&cjpeg_rgb(), &[adobe(1)]);
+    assert_eq!(
+        zarr_jpeg::markers::read_header(&stream)
+            .unwrap()
+            .adobe_transform,
+        Some(1)
+    );
 }
 
 #[test]
