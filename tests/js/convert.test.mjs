@@ -17,7 +17,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import { PNG } from "pngjs";
 import jpegJs from "jpeg-js";
 import { init, decode, register, checkDataset, formatReport } from "../../dist/index.js";
-import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary } from "../../dist/convert.js";
+import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary, resolveOptions } from "../../dist/convert.js";
 import { parseArgs } from "../../dist/convert-cli.js";
 import { readImageFile, decodeImage, ImageInputError } from "../../dist/image-input.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
@@ -124,6 +124,34 @@ test("pyramid: 2× per level until one chunk holds the image; odd sides round up
   const capped = out();
   await convert({ data: grayImage(101, 67), shape: [101, 67] }, capped, { chunk: 16, levels: 2 });
   assert.deepEqual(readJson(capped, "zarr.json").attributes.ome.multiscales[0].datasets.length, 2);
+});
+
+// The spec: chunk width SHOULD be a multiple of 8·h_max and height of 8·v_max (the MCU).
+test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small levels round up to whole MCUs", async () => {
+  const mcuWarning = (options, channels = 3) => resolveOptions(options, channels).warnings.filter((w) => /MCU/.test(w));
+  // 8 · 4 = 32 rows (v 4) or 32 columns (h 4): 48 and 16 are multiples of 16 but not of 32
+  assert.match(mcuWarning({ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 48 })[0], /chunk 48 .* 32 × 16 \(height × width\) MCU/);
+  assert.match(mcuWarning({ subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 16 })[0], /chunk 16 .* 8 × 32 \(height × width\) MCU/);
+  assert.match(mcuWarning({ subsampling: [[1, 4], [1, 1], [1, 1]], chunk: 16 })[0], /32 × 8/);
+  assert.match(mcuWarning({ subsampling: "4:2:0", chunk: 24 })[0], /16 × 16/);
+  // whole MCUs: no warning (8 is enough without subsampling)
+  for (const [options, channels] of [
+    [{ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 64 }, 3],
+    [{ subsampling: [[4, 2], [1, 1], [1, 1]], chunk: 32 }, 3],
+    [{ subsampling: "4:2:2", chunk: 16 }, 3],
+    [{ subsampling: "4:4:4", chunk: 8 }, 3],
+    [{ color: "rgb", chunk: 40 }, 3],
+    [{ chunk: 24 }, 1],
+  ]) {
+    assert.deepEqual(mcuWarning(options, channels), [], JSON.stringify(options));
+  }
+  // A level smaller than a chunk gets a chunk of whole MCUs: 4:1:1 (MCU 8 × 32) on 20 × 20.
+  const dir = out();
+  await convert({ data: rgbImage(20, 20), shape: [20, 20, 3] }, dir, { subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 64, channelAxis: "last" });
+  assert.deepEqual(readJson(dir, "0", "zarr.json").chunk_grid.configuration.chunk_shape, [24, 32, 3]);
+  const gray = out();
+  await convert({ data: grayImage(20, 20), shape: [20, 20] }, gray, { chunk: 64 });
+  assert.deepEqual(readJson(gray, "0", "zarr.json").chunk_grid.configuration.chunk_shape, [24, 24]);
 });
 
 test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
