@@ -100,6 +100,13 @@ export function resolveOptions(options, channels) {
     warnings.push(`chunk ${chunk} is not a multiple of this configuration's ${mcu.height} × ${mcu.width} ` +
       "(height × width) MCU: the edge blocks of every chunk are padded, which can add artefacts near its right and bottom edges");
   }
+  if (color === "rgb") {
+    // The spec: rgb is not supported by every decoder and SHOULD be used only when
+    // portability is not a concern.
+    warnings.push("color rgb stores the channels without a colour transform (marked by an Adobe APP14 marker, transform 0), " +
+      "which not every JPEG decoder supports: some ignore the marker and return wrong values (e.g. jpgjs, used by Neuroglancer). " +
+      "Use rgb only when portability does not matter; grayscale and ycbcr are read everywhere");
+  }
   const shard = options.shard ?? null;
   if (shard !== null && (!isPositiveInt(shard) || shard % chunk !== 0)) {
     throw new ConvertError(`shard must be a positive multiple of chunk (${chunk}), got ${JSON.stringify(shard)}`);

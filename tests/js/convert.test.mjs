@@ -154,6 +154,23 @@ test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small lev
   assert.deepEqual(readJson(gray, "0", "zarr.json").chunk_grid.configuration.chunk_shape, [24, 24]);
 });
 
+test("color rgb warns that not every decoder reads rgb streams (the spec's caveat), in the API and the CLI", async () => {
+  const rgbWarning = /color rgb .*not every JPEG decoder supports.*jpgjs.*Neuroglancer.*only when portability does not matter/;
+  assert.equal(resolveOptions({ color: "rgb" }, 3).warnings.filter((w) => rgbWarning.test(w)).length, 1);
+  assert.deepEqual(resolveOptions({ color: "ycbcr" }, 3).warnings, []);
+  assert.deepEqual(resolveOptions({}, 1).warnings, []);
+  const input = path.join(tmp, "rgb-caveat.png");
+  writePng(input, 16, 16, rgbImage(16, 16));
+  const cli = path.join(root, "dist/cli.js");
+  const run = (...args) => spawnSync(process.execPath, [cli, "convert", input, out(), "--chunk", "16", ...args], { encoding: "utf8" });
+  const rgb = run("--color", "rgb");
+  assert.equal(rgb.status, 0, rgb.stderr);
+  assert.match(rgb.stderr, /zarr-jpeg convert: warning: color rgb .*jpgjs/);
+  const ycbcr = run();
+  assert.equal(ycbcr.status, 0, ycbcr.stderr);
+  assert.doesNotMatch(ycbcr.stderr, /warning/);
+});
+
 test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
   const img = { data: Uint8Array.from([0, 2, 10, 4, 6, 20, 100, 101, 255]), height: 3, width: 3, channels: 1 };
   const d = downsample2x(img);
