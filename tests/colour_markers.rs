@@ -67,7 +67,9 @@ fn with_markers(stream: &[u8], markers: &[(u8, Vec<u8>)]) -> Vec<u8> {
     let (segs, rest) = split(stream);
     let mut out: Vec<(u8, Vec<u8>)> = markers.to_vec();
     out.extend(segs.into_iter().filter(|(m, p)| {
-        !(*m == 0xE0 && p.starts_with(b"JFIF")) && !(*m == 0xEE && p.starts_with(b"Adobe"))
+        let colour_marker =
+            (*m == 0xE0 && p.starts_with(b"JFIF")) || (*m == 0xEE && p.starts_with(b"Adobe"));
+        !colour_marker
     }));
     join(&out, &rest)
 }
