@@ -94,10 +94,18 @@ export function resolveOptions(options, channels) {
     throw new ConvertError(`chunk must be a positive integer of at most ${MAX_JPEG_SIDE} (a JPEG side), got ${JSON.stringify(chunk)}`);
   }
   const warnings = [];
-  const mcu = 8 * Math.max(...(config.subsampling ?? [[1, 1]]).flat());
-  if (chunk % 16 !== 0) {
-    warnings.push(`chunk ${chunk} is not a multiple of 16: edge blocks of every chunk are padded` +
-      (chunk % mcu ? ` (not even a multiple of this subsampling's ${mcu}-pixel MCU)` : ""));
+  const mcu = mcuSize(config);
+  if (chunk % mcu.height !== 0 || chunk % mcu.width !== 0) {
+    // The spec: chunk width SHOULD be a multiple of 8·h_max, height of 8·v_max.
+    warnings.push(`chunk ${chunk} is not a multiple of this configuration's ${mcu.height} × ${mcu.width} ` +
+      "(height × width) MCU: the edge blocks of every chunk are padded, which can add artefacts near its right and bottom edges");
+  }
+  if (color === "rgb") {
+    // The spec: rgb is not supported by every decoder and SHOULD be used only when
+    // portability is not a concern.
+    warnings.push("color rgb stores the channels without a colour transform (marked by an Adobe APP14 marker, transform 0), " +
+      "which not every JPEG decoder supports: some ignore the marker and return wrong values (e.g. jpgjs, used by Neuroglancer). " +
+      "Use rgb only when portability does not matter; grayscale and ycbcr are read everywhere");
   }
   const shard = options.shard ?? null;
   if (shard !== null && (!isPositiveInt(shard) || shard % chunk !== 0)) {
@@ -123,7 +131,13 @@ export function resolveOptions(options, channels) {
   const problem = encodeOptionsProblem(encodeOptions);
   if (problem) throw new ConvertError(problem);
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions, components: color === "grayscale" ? 1 : 3 };
+    encodeOptions, components: color === "grayscale" ? 1 : 3, mcu };
+}
+
+/** The MCU of a (normalised) configuration: 8·v_max rows by 8·h_max columns. */
+function mcuSize(config) {
+  const factors = config.subsampling ?? [[1, 1]];
+  return { height: 8 * Math.max(...factors.map((f) => f[1])), width: 8 * Math.max(...factors.map((f) => f[0])) };
 }
 
 // ------------------------------------------------------------------ input
@@ -436,7 +450,8 @@ export async function convert(input, output, options = {}) {
     levelShapes.push([Math.ceil(h / 2), Math.ceil(w / 2)]);
   }
   const grids = levelShapes.map(([h, w]) => {
-    const chunk = [Math.min(plan.chunk, roundUp(h, 16)), Math.min(plan.chunk, roundUp(w, 16))];
+    // a level smaller than a chunk: the chunk rounded up to whole MCUs (the spec's SHOULD)
+    const chunk = [Math.min(plan.chunk, roundUp(h, plan.mcu.height)), Math.min(plan.chunk, roundUp(w, plan.mcu.width))];
     const shard = plan.shard ? [Math.min(plan.shard, roundUp(h, chunk[0])), Math.min(plan.shard, roundUp(w, chunk[1]))] : null;
     return { chunk, shard, chunks: [Math.ceil(h / chunk[0]), Math.ceil(w / chunk[1])] };
   });

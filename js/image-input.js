@@ -1,7 +1,8 @@
 // Reads an image file (PNG or JPEG) into interleaved 8-bit samples for the converter:
 // `{ data: Uint8Array, height, width, channels: 1 | 3, format, warnings }`, C order
-// (y, x, channel). PNG goes through pngjs, JPEG through jpeg-js (which also reads
-// progressive files); both are npm packages, imported only when needed.
+// (y, x, channel). PNG goes through pngjs (an npm package, imported only when needed),
+// JPEG through this package's own decoder (baseline, extended sequential and progressive;
+// grayscale, YCbCr with any sampling it decodes, and RGB, colour space from the markers).
 //
 // Accepted: 8-bit (or lower) grayscale, grayscale+alpha, RGB, RGBA and palette images.
 // Alpha is dropped with a warning. 16-bit PNGs are refused: the jpeg codec stores uint8.
@@ -153,16 +154,23 @@ async function decodeJpeg(bytes, name) {
   if (frame.components !== 1 && frame.components !== 3) {
     throw new ImageInputError(`${name} has ${frame.components} colour components (CMYK?); only grayscale and colour JPEGs are supported`);
   }
-  const jpeg = (await import("jpeg-js")).default;
-  let image;
+  checkSize(frame.width, frame.height, name);
+  const { height, width, components: channels } = frame;
+  // This package's decoder: it reads the stored colour space from the markers (an RGB
+  // JPEG — Adobe transform 0, or ids R,G,B without JFIF — is not YCbCr-converted), and
+  // rejects by name what it cannot honour (YCCK / unknown Adobe transforms, arithmetic
+  // coding, …) instead of returning wrongly converted samples. decodeAsync loads the
+  // full decoder for progressive streams. `quality`, `encoded_color_space` and
+  // `subsampling` do not affect decoding; decoded_color_space rgb converts whatever the
+  // stream stores to RGB.
+  const config = channels === 1 ? { quality: 95, encoded_color_space: "grayscale" } : { quality: 95, encoded_color_space: "rgb" };
+  const shape = channels === 1 ? [height, width] : [height, width, 3];
+  const { decodeAsync } = await import("./loader.js");
+  let data;
   try {
-    image = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: false, maxResolutionInMP: 1000, maxMemoryUsageInMB: 4096 });
+    data = await decodeAsync(config, bytes, shape);
   } catch (error) {
     throw new ImageInputError(`${name}: cannot decode JPEG: ${error?.message ?? error}`, { cause: error });
   }
-  const { width, height } = image;
-  if (frame.components === 3) return { data: image.data, height, width, channels: 3, format: "jpeg", warnings: [] };
-  const data = new Uint8Array(width * height);
-  for (let i = 0; i < data.length; i++) data[i] = image.data[3 * i];
-  return { data, height, width, channels: 1, format: "jpeg", warnings: [] };
+  return { data, height, width, channels, format: "jpeg", warnings: [] };
 }

@@ -393,9 +393,13 @@ fn run_zune(
     })
 }
 
-/// libjpeg-turbo's rules (JFIF → YCbCr; else Adobe transform; else ids 'R','G','B' → RGB;
-/// else YCbCr), except that a stream whose markers contradict each other is rejected,
-/// since decoders disagree on it and the spec forbids returning wrongly converted data.
+/// The Adobe APP14 marker first, as the spec says it indicates the stored colour space:
+/// transform 0 → RGB, 1 → YCbCr, 2 (YCCK) and unknown transforms rejected; else JFIF →
+/// YCbCr; else ids 'R','G','B' → RGB; else YCbCr. Where this differs from libjpeg-turbo
+/// (which lets JFIF win over the Adobe marker, and reads YCCK/unknown transforms on three
+/// components as YCbCr with a warning) the stream is rejected: JFIF beside transform 0
+/// (decoders disagree on it) and transforms other than 0 and 1 — the spec forbids
+/// returning wrongly converted data. tests/colour_markers.rs holds each rule.
 pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
     if header.components.len() == 1 {
         return Ok(StoredColorSpace::Grayscale);

@@ -9,6 +9,10 @@ pub(crate) const EOI: u8 = 0xD9;
 pub(crate) const SOS: u8 = 0xDA;
 pub(crate) const APP0: u8 = 0xE0;
 pub(crate) const APP14: u8 = 0xEE;
+/// The shortest JFIF APP0 data libjpeg-turbo recognises (APP0_DATA_LEN).
+const JFIF_APP0_LEN: usize = 14;
+/// The shortest Adobe APP14 data libjpeg-turbo recognises (APP14_DATA_LEN).
+const ADOBE_APP14_LEN: usize = 12;
 
 /// How the stream's DCT coefficients are coded (only the decodable ones).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,9 +40,9 @@ pub struct StreamHeader {
     pub height: u16,
     pub width: u16,
     pub components: Vec<ComponentSpec>,
-    /// A JFIF APP0 marker was present.
+    /// A JFIF APP0 marker (at least 14 bytes of data, as libjpeg-turbo requires) was present.
     pub jfif: bool,
-    /// The colour transform of the last Adobe APP14 marker, if any.
+    /// The colour transform of the last Adobe APP14 marker (at least 12 bytes of data), if any.
     pub adobe_transform: Option<u8>,
     /// How many components the first scan holds (all of them when interleaved).
     pub first_scan_components: u8,
@@ -95,9 +99,12 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
             0xC5..=0xC7 | 0xDE => return Err(CodecError::unsupported("hierarchical (differential) JPEG is not supported; only baseline, extended sequential and progressive DCT with Huffman coding")),
             0xC9..=0xCF => return Err(CodecError::unsupported("arithmetic coding is not supported; only Huffman-coded JPEG")),
             0xC8 => return Err(CodecError::unsupported("the reserved JPG extension marker (FF C8) is not supported")),
-            APP0 if payload.starts_with(b"JFIF\0") => jfif = true,
+            // libjpeg-turbo's lengths (jdmarker.c examine_app0 / examine_app14): a JFIF
+            // APP0 counts with at least 14 bytes of data, an Adobe APP14 with at least 12;
+            // shorter ones are ignored, as there.
+            APP0 if payload.len() >= JFIF_APP0_LEN && payload.starts_with(b"JFIF\0") => jfif = true,
             APP14 if payload.starts_with(b"Adobe") && frame.is_some() => return Err(late_adobe_marker()),
-            APP14 if payload.len() >= 12 && payload.starts_with(b"Adobe") => {
+            APP14 if payload.len() >= ADOBE_APP14_LEN && payload.starts_with(b"Adobe") => {
                 adobe_transform = Some(payload[11]);
             }
             SOS => {

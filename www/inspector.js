@@ -119,7 +119,7 @@ export class Inspector {
     const color = this.$("#insp-color");
     for (const option of color.options) option.disabled = !rgb && option.value !== "grayscale";
     color.value = stored?.encoded_color_space && (rgb || stored.encoded_color_space === "grayscale") ? stored.encoded_color_space : rgb ? "ycbcr" : "grayscale";
-    this.$("#insp-quality").value = stored?.quality ?? 90;
+    this.$("#insp-quality").value = stored?.quality ?? 95; // the spec: builders SHOULD default quality to 95
     this.$("#insp-subsampling").value = stored?.subsampling ? subsamplingName(stored.subsampling) : "4:2:0";
     this.$("#insp-stored").textContent = stored
       ? `stored with jpeg quality ${stored.quality}, ${stored.encoded_color_space}${stored.subsampling ? " " + subsamplingName(stored.subsampling) : ""}`

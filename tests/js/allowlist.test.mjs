@@ -335,6 +335,16 @@ describe("checkArray", () => {
         assert.equal(found.aliasOf, undefined);
       });
     }
+    test("numcodecs.imagecodecs_jpeg is not an alias of jpeg (a bytes → bytes codec): the error says to re-encode with jpeg, not to rename", () => {
+      assert.equal(allowlist.aliases.find((a) => a.name === "numcodecs.imagecodecs_jpeg"), undefined);
+      const result = checkArray(array({ codecs: [{ name: "bytes" }, { name: "numcodecs.imagecodecs_jpeg", configuration: { level: 90 } }] }));
+      const found = at(result, "codecs[1]");
+      assert.equal(result.ok, false);
+      assert.equal(found.aliasOf, undefined);
+      assert.deepEqual(found.insteadUse, ["jpeg"]);
+      assert.doesNotMatch(found.message, /write "jpeg"/);
+      assert.match(found.message, /bytes → bytes codec.*re-encode.*zarr-jpeg convert/);
+    });
     test("an alias nested in sharding is found too", () => {
       const result = checkArray(array({ codecs: [{ name: "sharding_indexed", configuration: {
         chunk_shape: [8, 8], codecs: [{ name: "numcodecs.bitround", configuration: { keepbits: 4 } }, { name: "bytes" }], index_codecs: [{ name: "bytes" }],

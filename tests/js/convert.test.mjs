@@ -10,15 +10,16 @@ import fs from "node:fs";
 import zlib from "node:zlib";
 import os from "node:os";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
+import { spawnSync, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import { PNG } from "pngjs";
 import jpegJs from "jpeg-js";
 import { init, decode, register, checkDataset, formatReport } from "../../dist/index.js";
-import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary } from "../../dist/convert.js";
+import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary, resolveOptions } from "../../dist/convert.js";
 import { parseArgs } from "../../dist/convert-cli.js";
+import { readImageFile, decodeImage, ImageInputError } from "../../dist/image-input.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -123,6 +124,51 @@ test("pyramid: 2× per level until one chunk holds the image; odd sides round up
   const capped = out();
   await convert({ data: grayImage(101, 67), shape: [101, 67] }, capped, { chunk: 16, levels: 2 });
   assert.deepEqual(readJson(capped, "zarr.json").attributes.ome.multiscales[0].datasets.length, 2);
+});
+
+// The spec: chunk width SHOULD be a multiple of 8·h_max and height of 8·v_max (the MCU).
+test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small levels round up to whole MCUs", async () => {
+  const mcuWarning = (options, channels = 3) => resolveOptions(options, channels).warnings.filter((w) => /MCU/.test(w));
+  // 8 · 4 = 32 rows (v 4) or 32 columns (h 4): 48 and 16 are multiples of 16 but not of 32
+  assert.match(mcuWarning({ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 48 })[0], /chunk 48 .* 32 × 16 \(height × width\) MCU/);
+  assert.match(mcuWarning({ subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 16 })[0], /chunk 16 .* 8 × 32 \(height × width\) MCU/);
+  assert.match(mcuWarning({ subsampling: [[1, 4], [1, 1], [1, 1]], chunk: 16 })[0], /32 × 8/);
+  assert.match(mcuWarning({ subsampling: "4:2:0", chunk: 24 })[0], /16 × 16/);
+  // whole MCUs: no warning (8 is enough without subsampling)
+  for (const [options, channels] of [
+    [{ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 64 }, 3],
+    [{ subsampling: [[4, 2], [1, 1], [1, 1]], chunk: 32 }, 3],
+    [{ subsampling: "4:2:2", chunk: 16 }, 3],
+    [{ subsampling: "4:4:4", chunk: 8 }, 3],
+    [{ color: "rgb", chunk: 40 }, 3],
+    [{ chunk: 24 }, 1],
+  ]) {
+    assert.deepEqual(mcuWarning(options, channels), [], JSON.stringify(options));
+  }
+  // A level smaller than a chunk gets a chunk of whole MCUs: 4:1:1 (MCU 8 × 32) on 20 × 20.
+  const dir = out();
+  await convert({ data: rgbImage(20, 20), shape: [20, 20, 3] }, dir, { subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 64, channelAxis: "last" });
+  assert.deepEqual(readJson(dir, "0", "zarr.json").chunk_grid.configuration.chunk_shape, [24, 32, 3]);
+  const gray = out();
+  await convert({ data: grayImage(20, 20), shape: [20, 20] }, gray, { chunk: 64 });
+  assert.deepEqual(readJson(gray, "0", "zarr.json").chunk_grid.configuration.chunk_shape, [24, 24]);
+});
+
+test("color rgb warns that not every decoder reads rgb streams (the spec's caveat), in the API and the CLI", async () => {
+  const rgbWarning = /color rgb .*not every JPEG decoder supports.*jpgjs.*Neuroglancer.*only when portability does not matter/;
+  assert.equal(resolveOptions({ color: "rgb" }, 3).warnings.filter((w) => rgbWarning.test(w)).length, 1);
+  assert.deepEqual(resolveOptions({ color: "ycbcr" }, 3).warnings, []);
+  assert.deepEqual(resolveOptions({}, 1).warnings, []);
+  const input = path.join(tmp, "rgb-caveat.png");
+  writePng(input, 16, 16, rgbImage(16, 16));
+  const cli = path.join(root, "dist/cli.js");
+  const run = (...args) => spawnSync(process.execPath, [cli, "convert", input, out(), "--chunk", "16", ...args], { encoding: "utf8" });
+  const rgb = run("--color", "rgb");
+  assert.equal(rgb.status, 0, rgb.stderr);
+  assert.match(rgb.stderr, /zarr-jpeg convert: warning: color rgb .*jpgjs/);
+  const ycbcr = run();
+  assert.equal(ycbcr.status, 0, ycbcr.stderr);
+  assert.doesNotMatch(ycbcr.stderr, /warning/);
 });
 
 test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
@@ -256,7 +302,7 @@ test("PNG input: RGB, grayscale, RGBA (alpha dropped with a warning), the graysc
   assert.deepEqual(cell.inputShape, [660, 550]);
 });
 
-test("JPEG input (baseline, colour and grayscale) via jpeg-js", async () => {
+test("JPEG input (baseline, colour and grayscale) written by jpeg-js and by this package", async () => {
   const [h, w] = [32, 48];
   const rgba = new Uint8Array(h * w * 4);
   const rgb = rgbImage(h, w);
@@ -272,6 +318,82 @@ test("JPEG input (baseline, colour and grayscale) via jpeg-js", async () => {
   fs.writeFileSync(grayFile, encode({ quality: 95, encoded_color_space: "grayscale" }, grayImage(h, w), [h, w]));
   const g = await convert(grayFile, out(), { chunk: 16 });
   assert.deepEqual(g.inputShape, [h, w]);
+});
+
+/** Runs libjpeg-turbo's `cjpeg` with `args` on `data` (PGM or PPM); returns the JPEG file. */
+function cjpegFile(name, data, h, w, channels, args) {
+  const src = path.join(tmp, `${name}.${channels === 1 ? "pgm" : "ppm"}`);
+  fs.writeFileSync(src, Buffer.concat([Buffer.from(`${channels === 1 ? "P5" : "P6"}\n${w} ${h}\n255\n`), data]));
+  const file = path.join(tmp, `${name}.jpg`);
+  fs.writeFileSync(file, execFileSync("cjpeg", [...args, src]));
+  return file;
+}
+
+/** libjpeg-turbo's `djpeg -pnm` decode of `file`: the reference (it honours JFIF / Adobe markers). */
+function djpegSamples(file) {
+  const pnm = execFileSync("djpeg", ["-pnm", file], { maxBuffer: 1 << 26 });
+  const header = /^(P[56])\s+(\d+)\s+(\d+)\s+255\s/.exec(pnm.subarray(0, 64).toString("latin1"));
+  assert.ok(header, `djpeg output header for ${file}`);
+  return new Uint8Array(pnm.subarray(header[0].length));
+}
+
+function maxAbsDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let max = 0;
+  for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+  return max;
+}
+
+// JPEG input goes through this package's decoder, which reads the stored colour space from
+// the markers: an RGB JPEG (cjpeg -rgb: Adobe transform 0, ids R,G,B) must not get the
+// inverse YCbCr transform (jpeg-js applied it: max difference 255). Compared with djpeg
+// (max 4: zune-jpeg's chroma upsampling rounds differently from libjpeg-turbo's).
+test("JPEG input from cjpeg (RGB, grayscale, 4:2:0, 4:1:1, progressive) reads as djpeg decodes it", async () => {
+  const [h, w] = [40, 56];
+  const rgb = rgbImage(h, w);
+  // saturated patches, where a wrong colour transform shows most
+  for (let y = 8; y < 24; y++) for (let x = 8; x < 24; x++) rgb.set([250, 10, 30], 3 * (y * w + x));
+  const cases = [
+    ["rgb", 3, ["-quality", "90", "-rgb"]],
+    ["gray", 1, ["-quality", "90", "-grayscale"]],
+    ["ycc420", 3, ["-quality", "90", "-sample", "2x2"]],
+    ["ycc411", 3, ["-quality", "90", "-sample", "4x1"]],
+    ["ycc444-progressive", 3, ["-quality", "90", "-sample", "1x1", "-progressive"]],
+    ["ycc420-progressive", 3, ["-quality", "90", "-progressive"]],
+    ["rgb-progressive", 3, ["-quality", "90", "-rgb", "-progressive"]],
+    ["gray-input", 1, ["-quality", "90"]],
+  ];
+  for (const [name, channels, args] of cases) {
+    const input = name === "gray-input" ? grayImage(h, w) : rgb;
+    const file = cjpegFile(name, input, h, w, name === "gray-input" ? 1 : 3, args);
+    const image = await readImageFile(file);
+    assert.deepEqual([image.height, image.width, image.channels, image.format], [h, w, channels, "jpeg"], name);
+    const diff = maxAbsDiff(image.data, djpegSamples(file));
+    assert.ok(diff <= 4, `${name}: |ours - djpeg| up to ${diff}`);
+  }
+  // Through the converter: level 0 of an RGB JPEG stored as rgb keeps djpeg's samples.
+  const file = cjpegFile("rgb-convert", rgb, h, w, 3, ["-quality", "95", "-rgb"]);
+  const dir = out();
+  const s = await convert(file, dir, { chunk: 16, color: "rgb", quality: 100, channelAxis: "last", levels: 1 });
+  assert.deepEqual(s.inputShape, [h, w, 3]);
+  const stored = await zarr.get(await openLevel(dir, 0));
+  const diff = maxAbsDiff(stored.data, djpegSamples(file));
+  assert.ok(diff <= 8, `stored vs djpeg: up to ${diff}`);
+});
+
+test("JPEG input the decoder cannot honour is refused by name (CMYK, 12-bit, arithmetic, YCCK, lossless)", async () => {
+  const fixture = (f) => path.join(root, "tests/fixtures", f);
+  await assert.rejects(readImageFile(fixture("reject_cmyk_q90_pil_61x47.jpg")), (e) => e instanceof ImageInputError && /4 colour components/.test(e.message));
+  await assert.rejects(readImageFile(fixture("reject_arithmetic_ycc420_cjpeg_61x47.jpg")), (e) => e instanceof ImageInputError && /arithmetic coding/.test(e.message));
+  await assert.rejects(readImageFile(fixture("reject_lossless_gray_libjpegtools_61x47.jpg")), (e) => e instanceof ImageInputError && /lossless/.test(e.message));
+  const twelve = Uint8Array.from([0xff, 0xd8, 0xff, 0xc1, 0, 11, 12, 0, 8, 0, 8, 1, 1, 0x11, 0, 0xff, 0xd9]);
+  await assert.rejects(decodeImage(twelve, "deep.jpg"), (e) => e instanceof ImageInputError && /12-bit JPEG/.test(e.message));
+  // A 3-component stream whose Adobe marker says YCCK (transform 2): rejected, not guessed.
+  const ycc = fs.readFileSync(cjpegFile("ycck", rgbImage(16, 16), 16, 16, 3, ["-quality", "90"]));
+  const adobe2 = Uint8Array.from([0xff, 0xee, 0, 14, ...Buffer.from("Adobe"), 0, 100, 0, 0, 0, 0, 2]);
+  const jfifEnd = 4 + ((ycc[4] << 8) | ycc[5]); // SOI, then cjpeg's JFIF APP0
+  const stream = new Uint8Array([...ycc.subarray(0, 2), ...adobe2, ...ycc.subarray(jfifEnd)]);
+  await assert.rejects(decodeImage(stream, "ycck.jpg"), (e) => e instanceof ImageInputError && /transform 2 \(YCCK\)/.test(e.message));
 });
 
 test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated PNG, CMYK JPEG, missing output parent — with clear messages and no store", async () => {

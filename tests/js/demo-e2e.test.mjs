@@ -4,7 +4,8 @@
 // the canvas pixels of a chunk shown 1:1 equal decode() of that chunk's stored stream
 // (plain, sharded, grayscale); pan/zoom switches pyramid levels and fetches only visible
 // chunks; hover names the chunk; the inspector's figures follow the controls; clear
-// messages for a missing URL, a codec the page lacks and a non-uint8 array.
+// messages for a missing URL, a codec the page lacks and a non-uint8 array; the
+// inspector's default quality (95).
 // Screenshots go to tests/artifacts/ (not committed).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -40,6 +41,7 @@ before(async () => {
   await prepareSamples({ log: () => {} });
   writeFixture("zfp.zarr", { data_type: "uint8", codecs: [{ name: "bytes" }, { name: "zfp", configuration: { mode: "fixed-rate" } }] });
   writeFixture("float.zarr", { data_type: "float32", codecs: [{ name: "bytes", configuration: { endian: "little" } }] });
+  writeFixture("raw.zarr", {});
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   server = await startDemoServer({ port: 0 });
   browser = await launchBrowser();
@@ -294,6 +296,17 @@ test("clear messages: a URL that fails, a codec the page lacks (named), a non-ui
   // Opening a good dataset again clears the message.
   await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
   assert.equal(await page.isHidden("#message"), true);
+});
+
+test("the inspector's quality defaults to 95 (the spec's default for builders) for a dataset stored without jpeg", async () => {
+  assert.equal(await page.getAttribute("#insp-quality", "value"), "95", "the page's initial value");
+  await page.evaluate(() => window.demo.open("/stores/_e2e/raw.zarr"));
+  assert.equal(await page.isHidden("#message"), true);
+  assert.match(await page.textContent("#insp-stored"), /stored without the jpeg codec/);
+  assert.equal(await page.inputValue("#insp-quality"), "95");
+  // a jpeg dataset shows its stored quality instead
+  await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
+  assert.equal(await page.inputValue("#insp-quality"), "90");
 });
 
 test("the server falls back to a free port when the wanted one is taken, and serves stores with byte ranges", async () => {
