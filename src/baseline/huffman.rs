@@ -7,11 +7,11 @@
 //! calls inside, its state in locals: a 64-bit buffer loaded at the block's bit position
 //! (one 8-byte load, shifted into place: at least 56 bits, then a marker bit that tells
 //! how many are left and so the position) and reloaded whenever fewer bits are left than
-//! the next look-up may take (10, or 31 for a code with its magnitude bits); one look-up
-//! per code in a 10-bit table whose entries give length, zero run and value (or the
-//! number of magnitude bits still to read), end-of-block and ZRL included; codes longer
-//! than 10 bits go through zune's own code-length search. AC entries hold a second symbol
-//! too wherever it fits in the 10 bits, so that short symbols take one look-up per pair.
+//! the next look-up may take (11, or 31 for a code with its magnitude bits); one look-up
+//! per code in an 11-bit table (10-bit for DC) whose entries give length, zero run and
+//! value (or the number of magnitude bits still to read), end-of-block and ZRL included;
+//! longer codes go through zune's own code-length search. AC entries hold a second symbol
+//! too wherever it fits in the 11 bits, so that short symbols take one look-up per pair.
 //! Each look-up waits for the previous code's length, so a block is one chain of dependent
 //! loads; where two restart intervals are decoded together (`scan.rs`), their blocks are
 //! decoded in pairs (`decode_block_pair`), the two chains' steps interleaved.
@@ -25,8 +25,8 @@
 //! [`Abandon`]; the baseline decoder then defers the stream to zune-jpeg, so errors and
 //! results on unusual or corrupt streams are exactly zune-jpeg's.
 //! The decoded values come from zune's own tables (`lookup`, `maxcode`, `offset`,
-//! `values`), the code lengths of every 10-bit prefix computed with the same search as
-//! `decode_huff!`.
+//! `values`), the code lengths of every 10- or 11-bit prefix computed with the same search
+//! as `decode_huff!`.
 
 use zune_jpeg::__kernels::{huff_extend, HuffmanTable, HUFF_LOOKAHEAD, UN_ZIGZAG};
 
@@ -36,9 +36,16 @@ use crate::markers::find_ff;
 #[derive(Debug)]
 pub(crate) struct Abandon;
 
-/// Bits of look-ahead of the fast tables.
-const FAST_BITS: u32 = 10;
+/// Bits of look-ahead of the AC tables. 11 rather than 10: on the bench's q90 streams a
+/// block's chain of look-ups is 7–10 % shorter (more pairs and fewer codes with magnitude
+/// bits past the look-ahead; `rgb` 19.5 → 18.1 steps per block), for tables twice the
+/// size, built for every chunk (vendor/PATCHES.md, "An 11-bit look-ahead").
+const FAST_BITS: u32 = 11;
 const FAST_SIZE: usize = 1 << FAST_BITS;
+/// Bits of look-ahead of the DC tables: one look-up per block, so a larger table would
+/// only cost building.
+const DC_BITS: u32 = 10;
+const DC_SIZE: usize = 1 << DC_BITS;
 
 // Single entries (u32; the DC table and `ac_single`):
 //   bits 0-4   bits consumed by the entry (code length, plus the magnitude bits when the
@@ -76,6 +83,13 @@ const EOB_RUN: u32 = 128;
 // `ac_single` is the table of single entries (the first format above), for the block's
 // last position and the SLOW_RUN entries.
 const SLOW_RUN: u32 = 63;
+
+/// What `build_table` leaves where no code of up to `FAST_BITS` bits starts: a LONG entry
+/// with the code length the search starts from (the tables start out filled with it).
+const NO_CODE: u32 = LONG | ((HUFF_LOOKAHEAD as u32 + 1) << 8);
+/// What `build_ac_table` leaves where the look-ahead does not start with a symbol it pairs
+/// (the pair table starts out filled with it).
+const NO_PAIR: u32 = SLOW_RUN << 4;
 const SECOND_EOB: u32 = 1 + EOB_RUN;
 
 /// Zig-zag position → natural position.
@@ -115,7 +129,7 @@ impl LongCodes {
 #[repr(C)]
 pub(crate) struct ComponentTables {
     ac: [u32; FAST_SIZE],
-    dc: [u32; FAST_SIZE],
+    dc: [u32; DC_SIZE],
     ac_single: [u32; FAST_SIZE],
     /// Quantisation table in zig-zag order.
     qt_zz: [i32; 64],
@@ -154,85 +168,126 @@ fn magnitude(buf: u64, s: u32) -> i32 {
     huff_extend((buf >> (64 - s)) as i32, s as i32)
 }
 
-/// The AC table with one or two symbols per entry, and the single-symbol table.
-fn build_ac_table(table: &HuffmanTable) -> ([u32; FAST_SIZE], [u32; FAST_SIZE]) {
-    let single = build_table(table, false);
-    let mut out = [SLOW_RUN << 4; FAST_SIZE];
-    for (i, slot) in out.iter_mut().enumerate() {
+/// One fill loop for the table builders, out of line: inlined, LLVM vectorises each
+/// call site into its own loop (about 100 B of wasm apiece).
+#[inline(never)]
+fn fill(slots: &mut [u32], value: u32) {
+    slots.fill(value);
+}
+
+/// The AC table with one or two symbols per entry, and the single-symbol table. Walks the
+/// single table's runs of equal entries (a code with its magnitude bits spans
+/// 2^(FAST_BITS - its bits) indices), and within each the runs of the second symbol that
+/// the rest of the index holds, filling each run of equal pair entries at once: the same
+/// table as building each entry on its own (`tests::build_ac_table_per_entry`), in less
+/// time (the tables are built for every chunk). `out` must hold `NO_PAIR` and `single`
+/// `NO_CODE` everywhere.
+fn build_ac_table(table: &HuffmanTable, out: &mut [u32; FAST_SIZE], single: &mut [u32; FAST_SIZE]) {
+    build_table(table, false, single);
+    let mut i = 0;
+    while i < FAST_SIZE {
         let e = single[i];
-        let run = (e >> 8) & 0xFF;
-        let value = (e as i32) >> 16;
-        if e & (EXTRA | LONG) != 0 {
+        if e & LONG != 0 {
+            i += 1;
             continue;
         }
-        let n1 = e & 31;
+        // bits of the first symbol: its code (EXTRA), or its code and magnitude bits
+        let n1 = (e & 31).min(FAST_BITS);
+        let start = i;
+        i = (i + (1 << (FAST_BITS - n1))).min(FAST_SIZE);
+        let Some(slots) = out.get_mut(start..i) else {
+            break;
+        };
+        let run = (e >> 8) & 0xFF;
+        let value = (e as i32) >> 16;
+        if e & EXTRA != 0 {
+            continue;
+        }
         if run == EOB_RUN {
             // nothing follows in this block; a zero written at the position itself (still
             // zero) and at 128 on, leaving the position past 128
-            *slot = n1 | (EOB_RUN << 10);
+            fill(slots, n1 | (EOB_RUN << 10));
             continue;
         }
         // (a value wider than the i9, from a 1-bit code, stays a single entry)
         if !(-256..=255).contains(&value) {
             continue;
         }
-        let mut entry = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
-        let second = single[(i << n1) & (FAST_SIZE - 1)];
-        let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
-        if n1 < FAST_BITS
-            && second & (EXTRA | LONG) == 0
-            && n2 <= FAST_BITS - n1
-            && (-16..=15).contains(&v2)
-        {
-            entry += n2;
-            entry |= (v2 as u32) << 27;
-            entry |= if run2 == EOB_RUN {
-                SECOND_EOB << 10
+        let first = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
+        let room = FAST_BITS - n1;
+        // the rest of each index, top-aligned, is the second symbol's look-up; its entries
+        // come in runs too, so each run of equal pair entries is filled at once
+        let mut j = 0;
+        while j < slots.len() {
+            let second = single[(j << n1) & (FAST_SIZE - 1)];
+            let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
+            let fits = second & (EXTRA | LONG) == 0 && n2 <= room && (-16..=15).contains(&v2);
+            let (entry, run_length) = if fits {
+                let distance = if run2 == EOB_RUN {
+                    SECOND_EOB
+                } else {
+                    1 + run2
+                };
+                let entry = (first + n2) | (distance << 10) | ((v2 as u32) << 27);
+                (entry, 1 << (room - n2))
             } else {
-                (1 + run2) << 10
+                (first, 1)
             };
+            let end = (j + run_length).min(slots.len());
+            if let Some(run) = slots.get_mut(j..end) {
+                fill(run, entry);
+            }
+            j = end;
         }
-        *slot = entry;
     }
-    (out, single)
 }
 
-// The fast tables are built from zune's 9-bit look-up, one more bit deciding the 10-bit codes.
-const _: () = assert!(FAST_BITS == HUFF_LOOKAHEAD as u32 + 1);
+// The fast tables are built from zune's 9-bit look-up, its search deciding the longer codes.
+const _: () = assert!(FAST_BITS > HUFF_LOOKAHEAD as u32 && FAST_BITS <= 15);
+const _: () = assert!(DC_BITS > HUFF_LOOKAHEAD as u32 && DC_BITS <= FAST_BITS);
 
 /// A single-entry table (the first format above): the entries `decode_huff!` implies
-/// for every 10-bit look-ahead. Walks the canonical codes of up to `FAST_BITS` bits, each
-/// filling the 2^(10 - length) consecutive indices it prefixes (zune has checked that the
+/// for every look-ahead of `out`'s bits (its length is 2^bits). Walks the canonical codes
+/// of up to that many bits, each filling the 2^(bits - length) consecutive indices it
+/// prefixes (zune has checked that the
 /// codes form a prefix code), instead of decoding every index: the tables are built for
 /// every chunk, and decoding each index was half the fixed cost of a small chunk.
 /// Identical to decoding each index (`tests::build_table_by_decoding`).
-fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
-    // LONG entries hold the code length the search starts from
-    let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
+/// `out` must hold `NO_CODE` everywhere.
+fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
+    // the look-ahead: FAST_BITS, or DC_BITS for a DC table
+    let size = out.len();
+    let bits = size.trailing_zeros();
     let lookup = table.lookup();
-    let maxcode_10 = table.maxcode()[FAST_BITS as usize];
-    let offset_10 = table.offset()[FAST_BITS as usize];
+    let (maxcode, offset) = (table.maxcode(), table.offset());
     let mut i = 0;
-    while i < FAST_SIZE {
-        let entry = lookup[(i >> 1) & ((1 << HUFF_LOOKAHEAD) - 1)];
+    while i < size {
+        let entry = lookup[(i >> (bits - u32::from(HUFF_LOOKAHEAD))) & ((1 << HUFF_LOOKAHEAD) - 1)];
         let mut len = (entry >> HUFF_LOOKAHEAD) as u32;
         let mut symbol = (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32;
         if len > u32::from(HUFF_LOOKAHEAD) {
-            // no code of up to 9 bits: a 10-bit one if the index is below the last
-            // 10-bit code's end (`decode_huff!`'s search at length 10), else a longer code
-            if ((i as i32) << (16 - FAST_BITS)) >= maxcode_10 {
+            // no code of up to 9 bits: `decode_huff!`'s search from length 10 to
+            // bits (maxcode is left-aligned, so the index's top bits decide it);
+            // none: a longer code
+            let peek = (i as i32) << (16 - bits);
+            let mut l = usize::from(HUFF_LOOKAHEAD) + 1;
+            while l <= bits as usize && peek >= maxcode[l] {
+                l += 1;
+            }
+            if l > bits as usize {
                 i += 1;
                 continue;
             }
-            len = FAST_BITS;
-            symbol = u32::from(table.values()[((i as i32 + offset_10) & 0xFF) as usize]);
+            len = l as u32;
+            let code = peek >> (16 - l);
+            symbol = u32::from(table.values()[((code + offset[l]) & 0xFF) as usize]);
         }
         if len == 0 {
             i += 1;
             continue;
         }
-        let span = 1 << (FAST_BITS - len);
-        let end = (i + span).min(FAST_SIZE);
+        let span = 1 << (bits - len);
+        let end = (i + span).min(size);
         let (run, size) = if is_dc {
             (0, symbol)
         } else {
@@ -247,44 +302,67 @@ fn build_table(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
             continue; // not for DC tables, which zune validates; kept out of the fast path
         }
         if size == 0 {
-            slots.fill(if is_dc {
-                len // a zero difference
-            } else if run == 15 {
-                len | (15 << 8) // ZRL: a zero written 15 places on
-            } else {
-                len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
-            });
-        } else if len + size <= FAST_BITS {
+            fill(
+                slots,
+                if is_dc {
+                    len // a zero difference
+                } else if run == 15 {
+                    len | (15 << 8) // ZRL: a zero written 15 places on
+                } else {
+                    len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
+                },
+            );
+        } else if len + size <= bits {
             // the magnitude bits follow the code within the index: they count up across
             // the code's indices, each value repeated 2^(10 - len - size) times
-            let repeat = FAST_BITS - len - size;
+            let repeat = bits - len - size;
             for (index, slot) in (start as u32..).zip(slots.iter_mut()) {
                 let raw = (index >> repeat) & ((1 << size) - 1);
                 let value = huff_extend(raw as i32, size as i32);
                 *slot = (len + size) | (run << 8) | ((value as u32) << 16);
             }
         } else {
-            slots.fill(len | EXTRA | (run << 8) | (size << 16));
+            fill(slots, len | EXTRA | (run << 8) | (size << 16));
         }
     }
-    out
 }
 
 impl ComponentTables {
+    /// Builds the tables of one component as a new last element of `tables`, zeroed and
+    /// then built where they stay: returned by value, the 21 KB of tables were copied a few
+    /// times over, which cost about 3 µs per chunk (they are built for every chunk).
     #[inline(never)]
-    pub(crate) fn new(dc: &HuffmanTable, ac: &HuffmanTable, qt: &[i32; 64]) -> ComponentTables {
-        let mut qt_zz = [0; 64];
-        for (z, q) in qt_zz.iter_mut().enumerate() {
-            *q = qt[usize::from(NATURAL[z]) & 63];
-        }
-        let (ac_table, ac_single) = build_ac_table(ac);
-        ComponentTables {
-            dc: build_table(dc, true),
-            ac: ac_table,
-            ac_single,
-            qt_zz,
-            dc_long: LongCodes::of(dc),
-            ac_long: LongCodes::of(ac),
+    pub(crate) fn push(
+        tables: &mut Vec<ComponentTables>,
+        dc: &HuffmanTable,
+        ac: &HuffmanTable,
+        qt: &[i32; 64],
+    ) {
+        let empty = LongCodes {
+            maxcode: [0; 18],
+            offset: [0; 18],
+            values: [0; 256],
+        };
+        tables.push(ComponentTables {
+            ac: [0; FAST_SIZE],
+            dc: [0; DC_SIZE],
+            ac_single: [0; FAST_SIZE],
+            qt_zz: [0; 64],
+            dc_long: empty.clone(),
+            ac_long: empty,
+        });
+        if let Some(t) = tables.last_mut() {
+            // (zeros above: one memory.fill, where other values take a loop each)
+            fill(&mut t.ac, NO_PAIR);
+            fill(&mut t.ac_single, NO_CODE);
+            fill(&mut t.dc, NO_CODE);
+            for (z, q) in t.qt_zz.iter_mut().enumerate() {
+                *q = qt[usize::from(NATURAL[z]) & 63];
+            }
+            build_ac_table(ac, &mut t.ac, &mut t.ac_single);
+            build_table(dc, true, &mut t.dc);
+            t.dc_long = LongCodes::of(dc);
+            t.ac_long = LongCodes::of(ac);
         }
     }
 }
@@ -481,7 +559,7 @@ macro_rules! long_code {
 macro_rules! dc {
     ($t:expr, $buf:ident, $block:expr, $pred:ident) => {{
         let t: &ComponentTables = $t;
-        let e = t.dc[($buf >> (64 - FAST_BITS)) as usize & (FAST_SIZE - 1)];
+        let e = t.dc[($buf >> (64 - DC_BITS)) as usize & (DC_SIZE - 1)];
         let diff = if e & (EXTRA | LONG) == 0 {
             $buf <<= e & 31;
             (e as i32) >> 16
@@ -741,15 +819,19 @@ mod tests {
     }
 
     /// The construction `build_table` replaced: `decode_huff!` on every index.
-    pub(super) fn build_table_by_decoding(table: &HuffmanTable, is_dc: bool) -> [u32; FAST_SIZE] {
+    pub(super) fn build_table_by_decoding(
+        table: &HuffmanTable,
+        is_dc: bool,
+        bits: u32,
+    ) -> Vec<u32> {
         // LONG entries hold the code length the search starts from
-        let mut out = [LONG | ((u32::from(HUFF_LOOKAHEAD) + 1) << 8); FAST_SIZE];
+        let mut out = vec![NO_CODE; 1 << bits];
         for (i, slot) in out.iter_mut().enumerate() {
-            let peek16 = (i << (16 - FAST_BITS)) as i32;
+            let peek16 = (i << (16 - bits)) as i32;
             let Some((len, symbol)) = decode_symbol(table, peek16) else {
                 continue;
             };
-            if len == 0 || len > FAST_BITS {
+            if len == 0 || len > bits {
                 continue;
             }
             let (run, size) = if is_dc {
@@ -768,8 +850,8 @@ mod tests {
                 } else {
                     len | (EOB_RUN << 8) // end of block (zune treats any run but 15 as EOB)
                 }
-            } else if len + size <= FAST_BITS {
-                let raw = ((i as u32) >> (FAST_BITS - len - size)) & ((1 << size) - 1);
+            } else if len + size <= bits {
+                let raw = ((i as u32) >> (bits - len - size)) & ((1 << size) - 1);
                 let value = huff_extend(raw as i32, size as i32);
                 (len + size) | (run << 8) | ((value as u32) << 16)
             } else {
@@ -779,18 +861,73 @@ mod tests {
         out
     }
 
-    /// Both constructions agree on `table`, as DC and as AC table (and so does the
-    /// two-symbol AC table, which is built from the single one).
+    /// The construction `build_ac_table` replaced: each entry from its own index.
+    fn build_ac_table_per_entry(single: &[u32; FAST_SIZE]) -> [u32; FAST_SIZE] {
+        let mut out = [NO_PAIR; FAST_SIZE];
+        for (i, slot) in out.iter_mut().enumerate() {
+            let e = single[i];
+            let run = (e >> 8) & 0xFF;
+            let value = (e as i32) >> 16;
+            if e & (EXTRA | LONG) != 0 {
+                continue;
+            }
+            let n1 = e & 31;
+            if run == EOB_RUN {
+                *slot = n1 | (EOB_RUN << 10);
+                continue;
+            }
+            if !(-256..=255).contains(&value) {
+                continue;
+            }
+            let mut entry = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
+            let second = single[(i << n1) & (FAST_SIZE - 1)];
+            let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
+            if n1 < FAST_BITS
+                && second & (EXTRA | LONG) == 0
+                && n2 <= FAST_BITS - n1
+                && (-16..=15).contains(&v2)
+            {
+                entry += n2;
+                entry |= (v2 as u32) << 27;
+                entry |= if run2 == EOB_RUN {
+                    SECOND_EOB << 10
+                } else {
+                    (1 + run2) << 10
+                };
+            }
+            *slot = entry;
+        }
+        out
+    }
+
+    /// Both constructions agree on `table`, as DC and as AC table, and so do the two
+    /// constructions of the two-symbol AC table.
     fn assert_same(table: &HuffmanTable, what: &str) {
-        for is_dc in [true, false] {
-            let new = build_table(table, is_dc);
-            let old = build_table_by_decoding(table, is_dc);
-            if let Some(i) = (0..FAST_SIZE).find(|&i| new[i] != old[i]) {
+        // both look-aheads for both kinds, though only DC tables use DC_BITS
+        for (is_dc, bits) in [
+            (true, DC_BITS),
+            (true, FAST_BITS),
+            (false, DC_BITS),
+            (false, FAST_BITS),
+        ] {
+            let mut new = vec![NO_CODE; 1 << bits];
+            build_table(table, is_dc, &mut new);
+            let old = build_table_by_decoding(table, is_dc, bits);
+            if let Some(i) = (0..new.len()).find(|&i| new[i] != old[i]) {
                 panic!(
-                    "{what} (is_dc {is_dc}): index {i:#012b}: built {:#x}, decoded {:#x}",
+                    "{what} (is_dc {is_dc}, {bits} bits): index {i:#014b}: built {:#x}, decoded {:#x}",
                     new[i], old[i]
                 );
             }
+        }
+        let (mut pairs, mut single) = ([NO_PAIR; FAST_SIZE], [NO_CODE; FAST_SIZE]);
+        build_ac_table(table, &mut pairs, &mut single);
+        let reference = build_ac_table_per_entry(&single);
+        if let Some(i) = (0..FAST_SIZE).find(|&i| pairs[i] != reference[i]) {
+            panic!(
+                "{what}: pair table index {i:#014b}: built {:#x}, per entry {:#x}",
+                pairs[i], reference[i]
+            );
         }
     }
 

@@ -1,5 +1,5 @@
 //! The MCU loop: Huffman decoding (`huffman.rs`: destuffed, byte-reversed scan buffer,
-//! 10-bit combined tables), restart intervals, and
+//! 11-bit combined tables), restart intervals, and
 //! the IDCT of each block into its component's row buffer, with zune's IDCT choice
 //! (`idct.rs`) and the same partial re-zeroing of the coefficient block. Restart intervals
 //! of whole MCU rows (our encoder writes 64 image rows each) are decoded two at a time,
@@ -23,7 +23,9 @@ pub(crate) struct RowBuffer {
 
 pub(crate) struct Scan {
     fast: FastScan,
+    /// The distinct tables, and each component's index into them.
     tables: Vec<ComponentTables>,
+    table_of: Vec<usize>,
     dc_pred: [i32; 3],
     todo: usize,
     restart_interval: usize,
@@ -42,14 +44,14 @@ impl Scan {
         idct: Idct,
     ) -> Result<Scan, Defer> {
         let mut tables: Vec<ComponentTables> = Vec::with_capacity(frame.components.len());
+        let mut table_of = Vec::with_capacity(frame.components.len());
         let slots = |c: &Component| (c.td & 3, c.ta & 3, c.tq & 3);
         let previous = core::iter::once(None).chain(frame.components.iter().map(Some));
         for (c, prev) in frame.components.iter().zip(previous) {
-            // Cr as a rule has Cb's tables: copied, not built again (at 256² the tables
+            // Cr as a rule has Cb's tables: shared, not built again (at 256² the tables
             // cost a few per cent of a decode)
-            let same = prev.is_some_and(|p| slots(p) == slots(c));
-            if let (true, Some(last)) = (same, tables.last()) {
-                tables.push(last.clone());
+            if prev.is_some_and(|p| slots(p) == slots(c)) && !tables.is_empty() {
+                table_of.push(tables.len() - 1);
                 continue;
             }
             let dc = frame.dc[c.td & 3]
@@ -61,7 +63,8 @@ impl Scan {
             let qt = frame.qt[c.tq & 3]
                 .as_ref()
                 .ok_or(Defer("missing quantisation table"))?;
-            tables.push(ComponentTables::new(dc, ac, qt));
+            table_of.push(tables.len());
+            ComponentTables::push(&mut tables, dc, ac, qt);
         }
         let data = stream.get(frame.scan_start..).ok_or(Defer::INTERNAL)?;
         let fast = FastScan::new(data)
@@ -69,6 +72,7 @@ impl Scan {
         Ok(Scan {
             fast,
             tables,
+            table_of,
             dc_pred: [0; 3],
             todo: frame.todo,
             restart_interval: frame.restart_interval,
@@ -87,7 +91,7 @@ impl Scan {
         let ctl: &mut ScanControl = &mut self.fast.ctl;
         let mut dec = BlockDecoder::new(&self.fast.data, ctl.bits);
         let tmp = &mut self.tmp;
-        if rows.len() != self.tables.len() {
+        if rows.len() != self.table_of.len() {
             return Err(Defer::INTERNAL);
         }
         let mut clobber_more_than_4x4 = true;
@@ -95,8 +99,9 @@ impl Scan {
             if ctl.ended() {
                 return Err(corrupt);
             }
-            let components = rows.iter_mut().zip(&self.tables).zip(&mut self.dc_pred);
-            for ((row, t), pred) in components {
+            let components = rows.iter_mut().zip(&self.table_of).zip(&mut self.dc_pred);
+            for ((row, &k), pred) in components {
+                let t = self.tables.get(k).ok_or(Defer::INTERNAL)?;
                 let stride = row.stride;
                 for v in 0..row.v {
                     for h in 0..row.h {
@@ -173,16 +178,17 @@ impl Scan {
         let mut preds_b = [0; 3];
         let mut clobber = [true; 2];
         for (row_set_a, row_set_b) in first.iter_mut().zip(second.iter_mut()) {
-            if row_set_a.len() != self.tables.len() || row_set_b.len() != self.tables.len() {
+            if row_set_a.len() != self.table_of.len() || row_set_b.len() != self.table_of.len() {
                 return Err(Defer::INTERNAL);
             }
             for j in 0..self.mcu_x {
                 let components = row_set_a
                     .iter_mut()
                     .zip(row_set_b.iter_mut())
-                    .zip(&self.tables)
+                    .zip(&self.table_of)
                     .zip(self.dc_pred.iter_mut().zip(&mut preds_b));
-                for (((row_a, row_b), t), (pred_a, pred_b)) in components {
+                for (((row_a, row_b), &k), (pred_a, pred_b)) in components {
+                    let t = self.tables.get(k).ok_or(Defer::INTERNAL)?;
                     let stride = row_a.stride;
                     if row_b.stride != stride || (row_b.h, row_b.v) != (row_a.h, row_a.v) {
                         return Err(Defer::INTERNAL);
