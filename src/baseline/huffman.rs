@@ -36,10 +36,10 @@ use crate::markers::find_ff;
 #[derive(Debug)]
 pub(crate) struct Abandon;
 
-/// Bits of look-ahead of the AC tables. 11 rather than 10: on the bench's q90 streams a
-/// block's chain of look-ups is 7–10 % shorter (more pairs and fewer codes with magnitude
-/// bits past the look-ahead; `rgb` 19.5 → 18.1 steps per block), for tables twice the
-/// size, built for every chunk (vendor/PATCHES.md, "An 11-bit look-ahead").
+/// Bits of look-ahead of the AC tables. 11 rather than 10: more symbols pair up and fewer
+/// codes have magnitude bits past the look-ahead, so a block's chain of dependent look-ups
+/// is shorter, for tables twice the size, built for every chunk (bench/HISTORY.md,
+/// 2026-12-01, "An 11-bit Huffman look-ahead").
 const FAST_BITS: u32 = 11;
 const FAST_SIZE: usize = 1 << FAST_BITS;
 /// Bits of look-ahead of the DC tables: one look-up per block, so a larger table would
