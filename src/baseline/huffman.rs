@@ -314,7 +314,7 @@ fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
             );
         } else if len + size <= bits {
             // the magnitude bits follow the code within the index: they count up across
-            // the code's indices, each value repeated 2^(10 - len - size) times
+            // the code's indices, each value repeated 2^(bits - len - size) times
             let repeat = bits - len - size;
             for (index, slot) in (start as u32..).zip(slots.iter_mut()) {
                 let raw = (index >> repeat) & ((1 << size) - 1);
