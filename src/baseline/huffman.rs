@@ -84,11 +84,10 @@ const EOB_RUN: u32 = 128;
 // last position and the SLOW_RUN entries.
 const SLOW_RUN: u32 = 63;
 
-/// What `build_table` leaves where no code of up to `FAST_BITS` bits starts: a LONG entry
-/// with the code length the search starts from (the tables start out filled with it).
+/// What `build_table` writes where no code of up to the look-ahead's bits starts: a LONG
+/// entry with the code length the search starts from.
 const NO_CODE: u32 = LONG | ((HUFF_LOOKAHEAD as u32 + 1) << 8);
-/// What `build_ac_table` leaves where the look-ahead does not start with a symbol it pairs
-/// (the pair table starts out filled with it).
+/// What `build_ac_table` writes where the look-ahead does not start with a symbol it pairs.
 const NO_PAIR: u32 = SLOW_RUN << 4;
 const SECOND_EOB: u32 = 1 + EOB_RUN;
 
@@ -180,14 +179,16 @@ fn fill(slots: &mut [u32], value: u32) {
 /// 2^(FAST_BITS - its bits) indices), and within each the runs of the second symbol that
 /// the rest of the index holds, filling each run of equal pair entries at once: the same
 /// table as building each entry on its own (`tests::build_ac_table_per_entry`), in less
-/// time (the tables are built for every chunk). `out` must hold `NO_PAIR` and `single`
-/// `NO_CODE` everywhere.
+/// time (the tables are built for every chunk). Writes every entry of both.
 fn build_ac_table(table: &HuffmanTable, out: &mut [u32; FAST_SIZE], single: &mut [u32; FAST_SIZE]) {
     build_table(table, false, single);
     let mut i = 0;
     while i < FAST_SIZE {
         let e = single[i];
         if e & LONG != 0 {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = NO_PAIR;
+            }
             i += 1;
             continue;
         }
@@ -201,6 +202,7 @@ fn build_ac_table(table: &HuffmanTable, out: &mut [u32; FAST_SIZE], single: &mut
         let run = (e >> 8) & 0xFF;
         let value = (e as i32) >> 16;
         if e & EXTRA != 0 {
+            fill(slots, NO_PAIR);
             continue;
         }
         if run == EOB_RUN {
@@ -211,6 +213,7 @@ fn build_ac_table(table: &HuffmanTable, out: &mut [u32; FAST_SIZE], single: &mut
         }
         // (a value wider than the i9, from a 1-bit code, stays a single entry)
         if !(-256..=255).contains(&value) {
+            fill(slots, NO_PAIR);
             continue;
         }
         let first = n1 | (run << 4) | (((value as u32) & 0x1FF) << 18);
@@ -253,15 +256,15 @@ const _: () = assert!(DC_BITS > HUFF_LOOKAHEAD as u32 && DC_BITS <= FAST_BITS);
 /// codes form a prefix code), instead of decoding every index: the tables are built for
 /// every chunk, and decoding each index was half the fixed cost of a small chunk.
 /// Identical to decoding each index (`tests::build_table_by_decoding`).
-/// `out` must hold `NO_CODE` everywhere.
+/// Writes every entry of `out`.
 fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
     // the look-ahead: FAST_BITS, or DC_BITS for a DC table
-    let size = out.len();
-    let bits = size.trailing_zeros();
+    let entries = out.len();
+    let bits = entries.trailing_zeros();
     let lookup = table.lookup();
     let (maxcode, offset) = (table.maxcode(), table.offset());
     let mut i = 0;
-    while i < size {
+    while i < entries {
         let entry = lookup[(i >> (bits - u32::from(HUFF_LOOKAHEAD))) & ((1 << HUFF_LOOKAHEAD) - 1)];
         let mut len = (entry >> HUFF_LOOKAHEAD) as u32;
         let mut symbol = (entry & ((1 << HUFF_LOOKAHEAD) - 1)) as u32;
@@ -275,6 +278,9 @@ fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
                 l += 1;
             }
             if l > bits as usize {
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = NO_CODE;
+                }
                 i += 1;
                 continue;
             }
@@ -283,11 +289,14 @@ fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
             symbol = u32::from(table.values()[((code + offset[l]) & 0xFF) as usize]);
         }
         if len == 0 {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = NO_CODE;
+            }
             i += 1;
             continue;
         }
         let span = 1 << (bits - len);
-        let end = (i + span).min(size);
+        let end = (i + span).min(entries);
         let (run, size) = if is_dc {
             (0, symbol)
         } else {
@@ -299,7 +308,9 @@ fn build_table(table: &HuffmanTable, is_dc: bool, out: &mut [u32]) {
             break;
         };
         if size > 15 {
-            continue; // not for DC tables, which zune validates; kept out of the fast path
+            // not for DC tables, which zune validates; kept out of the fast path
+            fill(slots, NO_CODE);
+            continue;
         }
         if size == 0 {
             fill(
@@ -352,10 +363,6 @@ impl ComponentTables {
             ac_long: empty,
         });
         if let Some(t) = tables.last_mut() {
-            // (zeros above: one memory.fill, where other values take a loop each)
-            fill(&mut t.ac, NO_PAIR);
-            fill(&mut t.ac_single, NO_CODE);
-            fill(&mut t.dc, NO_CODE);
             for (z, q) in t.qt_zz.iter_mut().enumerate() {
                 *q = qt[usize::from(NATURAL[z]) & 63];
             }
@@ -910,7 +917,8 @@ mod tests {
             (false, DC_BITS),
             (false, FAST_BITS),
         ] {
-            let mut new = vec![NO_CODE; 1 << bits];
+            // (from zeros: the builder must write every entry)
+            let mut new = vec![0; 1 << bits];
             build_table(table, is_dc, &mut new);
             let old = build_table_by_decoding(table, is_dc, bits);
             if let Some(i) = (0..new.len()).find(|&i| new[i] != old[i]) {
@@ -920,7 +928,7 @@ mod tests {
                 );
             }
         }
-        let (mut pairs, mut single) = ([NO_PAIR; FAST_SIZE], [NO_CODE; FAST_SIZE]);
+        let (mut pairs, mut single) = ([0; FAST_SIZE], [0; FAST_SIZE]);
         build_ac_table(table, &mut pairs, &mut single);
         let reference = build_ac_table_per_entry(&single);
         if let Some(i) = (0..FAST_SIZE).find(|&i| pairs[i] != reference[i]) {
