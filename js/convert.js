@@ -48,11 +48,19 @@ function subsamplingName(value) {
   return found ? found[0] : JSON.stringify(value);
 }
 
+// The options as their own enumerable members only, as JSON and register() read them: an
+// inherited member (Object.create({ quality: 10 })) is not an option.
+function ownOptions(options) {
+  if (options === null || typeof options !== "object") throw new ConvertError(`options must be an object, got ${options === null ? "null" : typeof options}`);
+  return Object.assign(Object.create(null), options);
+}
+
 /**
  * Checks the options against the input's channel count and returns the normalised plan:
  * the codec configuration (as validateConfig normalises it), chunk, shard, levels, layout.
  */
 export function resolveOptions(options, channels) {
+  options = ownOptions(options);
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "overwrite", "onProgress", "onWarning"]);
   for (const key of Object.keys(options)) {
@@ -406,6 +414,7 @@ function checkReplaceable(target, output, input) {
  */
 export async function convert(input, output, options = {}) {
   const started = performance.now();
+  options = ownOptions(options);
   if (typeof output !== "string" || output === "") throw new ConvertError("output must be a directory path");
   await init();
   let image;

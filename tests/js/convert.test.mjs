@@ -171,6 +171,19 @@ test("color rgb warns that not every decoder reads rgb streams (the spec's cavea
   assert.doesNotMatch(ycbcr.stderr, /warning/);
 });
 
+test("options are their own members only: inherited ones are ignored, a non-object is a named error", async () => {
+  // an inherited quality or color is not an option (register() and configurations read own members too)
+  const inherited = Object.create({ quality: 10, color: "rgb", bogus: 1 });
+  const plan = resolveOptions(inherited, 3);
+  assert.equal(plan.config.quality, 95);
+  assert.equal(plan.config.encoded_color_space, "ycbcr");
+  assert.equal(resolveOptions(Object.assign(Object.create({ quality: 10 }), { quality: 80 }), 3).config.quality, 80);
+  for (const bad of [null, 5, "quality=80"]) {
+    assert.throws(() => resolveOptions(bad, 3), (e) => e instanceof ConvertError && /options must be an object/.test(e.message), String(bad));
+  }
+  await assert.rejects(convert({ data: new Uint8Array(16 * 16), height: 16, width: 16, channels: 1 }, "/tmp/never-written.zarr", null), (e) => e instanceof ConvertError && /options must be an object, got null/.test(e.message));
+});
+
 test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
   const img = { data: Uint8Array.from([0, 2, 10, 4, 6, 20, 100, 101, 255]), height: 3, width: 3, channels: 1 };
   const d = downsample2x(img);
