@@ -170,11 +170,6 @@ export async function main(argv) {
       console.error(`zarr-jpeg convert: ${error.message}`);
       return 1;
     }
-    if (typeof error?.code === "string" && typeof error?.syscall === "string") {
-      // a file-system error convert() did not name (e.g. reading the input): one line, no stack
-      console.error(`zarr-jpeg convert: ${error.message}`);
-      return 1;
-    }
     console.error(`zarr-jpeg convert: failed: ${error?.stack ?? error}`);
     return 1;
   }

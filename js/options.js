@@ -49,6 +49,14 @@ export function describe(value) {
 }
 
 /**
+ * Why `what` (a configuration, the chunk metadata) could not be used: reading a member
+ * threw (a getter or Proxy), which messages report rather than pass on.
+ */
+export function readProblem(what, error) {
+  return `${what} could not be read: reading it threw: ${error?.message ?? error}`;
+}
+
+/**
  * A string from the input as messages show it, as the wasm modules' messages do
  * (src/config_value.rs, `quote`): in double quotes, cut after 40 characters (with "…"),
  * quotes, backslashes and control characters escaped (`\u001B`), so a hostile value can

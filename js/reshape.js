@@ -6,7 +6,7 @@
 // `stride` (the data is in the permuted order in memory). A codec that needs the chunk
 // "as the spec sees it" therefore composes the transposes before it with the chunk shape.
 
-import { describe, quote } from "./options.js";
+import { describe, quote, readProblem } from "./options.js";
 
 /** The error every reshape rule violation throws (an Error with `kind`, message "reshape: …"). */
 function reshapeError(message, kind = "InvalidConfiguration") {
@@ -33,8 +33,6 @@ export function show(value, depth = 0) {
   return describe(value);
 }
 
-const readError = (what, error) => `${what} could not be read: reading it threw: ${error?.message ?? error}`;
-
 /**
  * Why `meta` (what zarrita passes to a codec's fromConfig) cannot be used, as `[kind,
  * message]`, or null: the codecs read the chunk's shape (an array of integers ≥ 0) and the
@@ -53,7 +51,7 @@ export function chunkMetaProblem(meta) {
       return ["InvalidConfiguration", `the chunk metadata's codecs must be an array, got ${describe(codecs)}`];
     }
   } catch (error) {
-    return ["InvalidConfiguration", readError("the chunk metadata", error)];
+    return ["InvalidConfiguration", readProblem("the chunk metadata", error)];
   }
   return null;
 }
@@ -74,7 +72,7 @@ function readShapeMember(configuration) {
     spec = configuration.shape;
     if (Array.isArray(spec)) spec = Array.from(spec, (entry) => (Array.isArray(entry) ? Array.from(entry) : entry));
   } catch (error) {
-    throw reshapeError(readError("the configuration", error));
+    throw reshapeError(readProblem("the configuration", error));
   }
   const unknown = keys.find((key) => key !== "shape");
   if (unknown !== undefined) {

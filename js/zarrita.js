@@ -1,7 +1,7 @@
 // The jpeg codec in zarrita.js's shape, and register() that adds it (with `reshape` and a
 // decode-only codec for Zarr v2 data written by imagecodecs) to a zarrita registry.
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
-import { describe, encodeOptionsProblem, quote } from "./options.js";
+import { describe, encodeOptionsProblem, quote, readProblem } from "./options.js";
 import { ReshapeCodec, chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
 import { DecodePool } from "./pool.js";
 import { concat } from "./bytes.js";
@@ -20,7 +20,7 @@ function checkMeta(meta, prefix = "") {
   try {
     dataType = meta.dataType ?? meta.data_type;
   } catch (error) {
-    throw codecError("InvalidConfiguration", `${prefix}the chunk metadata could not be read: reading it threw: ${error?.message ?? error}`);
+    throw codecError("InvalidConfiguration", prefix + readProblem("the chunk metadata", error));
   }
   if (dataType !== "uint8" && dataType !== "|u1") {
     throw codecError(
@@ -126,7 +126,7 @@ function readImagecodecsConfiguration(configuration) {
     const { lossless, bitspersample, colorspace_data, outcolorspace, tables, header } = configuration;
     return { lossless, bitspersample, colorspace_data, outcolorspace, tables, header };
   } catch (error) {
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration could not be read: reading it threw: ${error?.message ?? error}`);
+    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${readProblem("the configuration", error)}`);
   }
 }
 

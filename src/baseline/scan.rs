@@ -50,8 +50,9 @@ impl Scan {
         for (c, prev) in frame.components.iter().zip(previous) {
             // Cr as a rule has Cb's tables: shared, not built again (at 256² the tables
             // cost a few per cent of a decode)
-            if prev.is_some_and(|p| slots(p) == slots(c)) && !tables.is_empty() {
-                table_of.push(tables.len() - 1);
+            let same = prev.is_some_and(|p| slots(p) == slots(c));
+            if let (true, Some(&k)) = (same, table_of.last()) {
+                table_of.push(k);
                 continue;
             }
             let dc = frame.dc[c.td & 3]
