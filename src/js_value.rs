@@ -5,6 +5,7 @@
 //! wasm frames.
 
 use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::config_value::{MAX_DEPTH, MAX_VALUES};
@@ -66,23 +67,16 @@ fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue
         return Ok(ConfigValue::Array(items));
     }
     if value.is_object() && !is_iterable(value)? {
-        let object: &Object = value.unchecked_ref();
         let mut members = Vec::new();
-        let keys = Reflect::own_keys(value).map_err(threw)?;
-        // (the members read take values from `budget`; this bounds the keys skipped too)
+        let keys = object_keys(value).map_err(threw)?;
+        // (the members read take values from `budget`)
         if keys.length() as usize > *budget {
             return Err(too_many_values());
         }
         for key in keys.iter() {
             let Some(name) = key.as_string() else {
                 continue;
-            }; // symbol keys
-            let descriptor = Reflect::get_own_property_descriptor(object, &key).map_err(threw)?;
-            if descriptor.is_undefined()
-                || get(&descriptor, &JsValue::from_str("enumerable"))?.as_bool() != Some(true)
-            {
-                continue;
-            }
+            }; // (Object.keys gives strings only)
             let member = get(value, &key)?;
             if member.is_undefined() {
                 continue;
@@ -178,12 +172,33 @@ fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
     Reflect::get(target, key).map_err(threw)
 }
 
-/// An array's `length` (0 if it is not a number), read through `Reflect`: a getter or
+/// An array's `length` (0 if it is not a number), read by a `catch` import: a getter or
 /// Proxy trap that throws is an error, not an exception unwinding through wasm frames.
 pub(crate) fn array_length(array: &JsValue) -> Result<f64, String> {
-    Ok(get(array, &JsValue::from_str("length"))?
+    Ok(array
+        .unchecked_ref::<WithLength>()
+        .length_of()
+        .map_err(threw)?
         .as_f64()
         .unwrap_or(0.0))
+}
+
+// Imports that read what the configuration reader needs in one call each, with no key
+// string made in wasm and passed to JS (each `JsValue::from_str` runs a `TextDecoder`):
+// reading the configuration of a small chunk was a quarter of its decode. `catch`: a
+// getter or Proxy trap that throws is an error, as through `Reflect`.
+#[wasm_bindgen]
+extern "C" {
+    type WithLength;
+
+    /// `Object.keys(value)`: the own enumerable string keys, in order (the ones
+    /// `JSON.stringify` reads).
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(value: &JsValue) -> Result<Array, JsValue>;
+
+    /// `value.length`.
+    #[wasm_bindgen(catch, method, getter, structural, js_name = length)]
+    fn length_of(this: &WithLength) -> Result<JsValue, JsValue>;
 }
 
 /// Item `i` of an array, read through `Reflect` as [`array_length`] is.
