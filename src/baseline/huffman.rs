@@ -225,18 +225,21 @@ fn build_ac_table(table: &HuffmanTable, out: &mut [u32; FAST_SIZE], single: &mut
             let second = single[(j << n1) & (FAST_SIZE - 1)];
             let (n2, run2, v2) = (second & 31, (second >> 8) & 0xFF, (second as i32) >> 16);
             let fits = second & (EXTRA | LONG) == 0 && n2 <= room && (-16..=15).contains(&v2);
-            let (entry, run_length) = if fits {
-                let distance = if run2 == EOB_RUN {
-                    SECOND_EOB
-                } else {
-                    1 + run2
-                };
-                let entry = (first + n2) | (distance << 10) | ((v2 as u32) << 27);
-                (entry, 1 << (room - n2))
+            if !fits {
+                // (one entry: most of them, for a long first code; no call)
+                if let Some(slot) = slots.get_mut(j) {
+                    *slot = first;
+                }
+                j += 1;
+                continue;
+            }
+            let distance = if run2 == EOB_RUN {
+                SECOND_EOB
             } else {
-                (first, 1)
+                1 + run2
             };
-            let end = (j + run_length).min(slots.len());
+            let entry = (first + n2) | (distance << 10) | ((v2 as u32) << 27);
+            let end = (j + (1 << (room - n2))).min(slots.len());
             if let Some(run) = slots.get_mut(j..end) {
                 fill(run, entry);
             }
