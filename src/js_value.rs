@@ -43,7 +43,7 @@ fn read(value: &JsValue, depth: usize, budget: &mut usize) -> Result<ConfigValue
     if let Some(b) = value.as_bool() {
         return Ok(ConfigValue::Bool(b));
     }
-    if let Some(n) = value.as_f64() {
+    if let Some(n) = number(value) {
         return Ok(ConfigValue::Number(n));
     }
     if value.is_bigint() {
@@ -175,12 +175,23 @@ fn get(target: &JsValue, key: &JsValue) -> Result<JsValue, String> {
 /// An array's `length` (0 if it is not a number), read by a `catch` import: a getter or
 /// Proxy trap that throws is an error, not an exception unwinding through wasm frames.
 pub(crate) fn array_length(array: &JsValue) -> Result<f64, String> {
-    Ok(array
+    let length = array
         .unchecked_ref::<WithLength>()
         .length_of()
-        .map_err(threw)?
-        .as_f64()
-        .unwrap_or(0.0))
+        .map_err(threw)?;
+    Ok(number(&length).unwrap_or(0.0))
+}
+
+/// A JS number's value, as `JsValue::as_f64`, which passes it back through wasm memory
+/// (wasm-bindgen's glue then checks twice whether the memory has grown): a finite number,
+/// which is nearly every one read here, is tested and read by two calls returning in
+/// registers instead.
+pub(crate) fn number(value: &JsValue) -> Option<f64> {
+    if js_sys::Number::is_finite(value) {
+        Some(value.unchecked_ref::<js_sys::Number>().value_of())
+    } else {
+        value.as_f64()
+    }
 }
 
 // Imports that read what the configuration reader needs in one call each, with no key

@@ -252,7 +252,7 @@ fn parse_shape(shape: &JsValue) -> Result<Vec<u64>, JsValue> {
     let mut sizes = Vec::new();
     for i in 0..length as u32 {
         let v = crate::js_value::array_item(shape, i).map_err(unreadable)?;
-        match v.as_f64() {
+        match crate::js_value::number(&v) {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => {
                 sizes.push(n as u64)
             }
