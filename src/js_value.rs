@@ -1,8 +1,8 @@
 //! JS values ⇄ `ConfigValue`, for the wasm boundary. Done by hand rather than through
 //! serde-wasm-bindgen: serde's error paths pull core's float formatting into the module
-//! (about 30 KB of wasm, a tenth of the decoder), and reading through `Reflect` turns a
-//! throwing getter or Proxy trap into an error instead of an exception unwinding through
-//! wasm frames.
+//! (about 30 KB of wasm, a tenth of the decoder), and reading through `Reflect` and `catch`
+//! imports turns a throwing getter or Proxy trap into an error instead of an exception
+//! unwinding through wasm frames.
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -212,7 +212,8 @@ extern "C" {
     fn length_of(this: &WithLength) -> Result<JsValue, JsValue>;
 }
 
-/// Item `i` of an array, read through `Reflect` as [`array_length`] is.
+/// Item `i` of an array, read through `Reflect`: a throwing getter or Proxy trap is an
+/// error, as in [`array_length`].
 pub(crate) fn array_item(array: &JsValue, i: u32) -> Result<JsValue, String> {
     Reflect::get_u32(array, i).map_err(threw)
 }
