@@ -17,7 +17,7 @@
 // time (sum of gap - 50 ms over gaps > 50 ms, the web's TBT) and time in gaps > 16 ms.
 import fs from "node:fs";
 import os from "node:os";
-import { PNG } from "pngjs";
+import { ihcMosaic } from "./lib/images.mjs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import * as zarr from "zarrita";
@@ -70,13 +70,7 @@ async function makeStore() {
     codecs: [{ name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] } }],
   });
   // Real microscopy content: scikit-image's ihc.png (512×512 RGB) tiled over the array.
-  const png = PNG.sync.read(fs.readFileSync(new URL("../samples/ihc.png", import.meta.url)));
-  const data = new Uint8Array(N * N * 3);
-  for (let y = 0; y < N; y++) for (let x = 0; x < N; x++) {
-    const i = (y * N + x) * 3;
-    const j = (((y + (x >> 9) * 37) % png.height) * png.width + ((x + (y >> 9) * 53) % png.width)) * 4;
-    data[i] = png.data[j]; data[i + 1] = png.data[j + 1]; data[i + 2] = png.data[j + 2];
-  }
+  const data = ihcMosaic(N);
   await zarr.set(arr, null, { data, shape: [N, N, 3], stride: [N * 3, 3, 1] });
   return store;
 }

@@ -11,8 +11,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import * as zarr from "zarrita";
-import { PNG } from "pngjs";
-import fs from "node:fs";
+import { ihcMosaic } from "./lib/images.mjs";
 
 const distOption = process.argv.find((a) => a.startsWith("--dist="));
 const dist = distOption ? path.resolve(distOption.slice("--dist=".length)) : new URL("../dist", import.meta.url).pathname;
@@ -20,22 +19,6 @@ const { register } = await import(pathToFileURL(path.join(dist, "index.js")).hre
 const rounds = Number(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? 7);
 const N = 4096;
 const C = 256;
-
-// The same content as bench/zarrita-blocking.mjs: ihc.png tiled over the array.
-function samples() {
-  const png = PNG.sync.read(fs.readFileSync(new URL("../samples/ihc.png", import.meta.url)));
-  const data = new Uint8Array(N * N * 3);
-  for (let y = 0; y < N; y++) {
-    for (let x = 0; x < N; x++) {
-      const i = (y * N + x) * 3;
-      const j = (((y + (x >> 9) * 37) % png.height) * png.width + ((x + (y >> 9) * 53) % png.width)) * 4;
-      data[i] = png.data[j];
-      data[i + 1] = png.data[j + 1];
-      data[i + 2] = png.data[j + 2];
-    }
-  }
-  return data;
-}
 
 async function makeStore(codecs, data) {
   const store = new Map();
@@ -58,7 +41,7 @@ async function medianRead(store) {
 }
 
 const handle = register(zarr.registry);
-const data = samples();
+const data = ihcMosaic(N); // the samples of bench/zarrita-blocking.mjs
 const raw = await makeStore([], data);
 const jpeg = await makeStore(
   [{ name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] } }],

@@ -47,3 +47,23 @@ export function toNetpbm(img) {
   const header = Buffer.from(`${img.channels === 3 ? "P6" : "P5"}\n${img.width} ${img.height}\n255\n`);
   return Buffer.concat([header, Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength)]);
 }
+
+/**
+ * The RGB samples of the zarrita read benchmarks (bench/zarrita-blocking.mjs,
+ * bench/zarrita-floor.mjs): ihc.png tiled over an n×n array, each 512² tile shifted so
+ * that neighbouring chunks differ. C order, 3 samples per pixel.
+ */
+export function ihcMosaic(n) {
+  const png = PNG.sync.read(fs.readFileSync(new URL("../../samples/ihc.png", import.meta.url)));
+  const data = new Uint8Array(n * n * 3);
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      const i = (y * n + x) * 3;
+      const j = (((y + (x >> 9) * 37) % png.height) * png.width + ((x + (y >> 9) * 53) % png.width)) * 4;
+      data[i] = png.data[j];
+      data[i + 1] = png.data[j + 1];
+      data[i + 2] = png.data[j + 2];
+    }
+  }
+  return data;
+}
