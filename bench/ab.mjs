@@ -13,13 +13,13 @@
 // The timing loop is bench/ab-core.js, the same code in both engines.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadPng, tile, centreCrop } from "./lib/images.mjs";
 import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
+import { withServedPage } from "./lib/served-page.mjs";
 
 const USAGE = `usage:
   node bench/ab.mjs <distA> <distB> [--encode] [--browser] [--rounds N] [--only SUBSTR] [--min-ms MS] [--cpu] [--no-restarts] [--trellis-b] [--encode-options JSON]
@@ -293,38 +293,12 @@ function selfTimes(p) {
 }
 
 /**
- * Runs `body(page)` with a headless Chromium page served by a local server: /A/ and /B/
+ * Runs `body(page)` with a headless Chromium page (bench/lib/served-page.mjs): /A/ and /B/
  * are the two dist/ folders (loaded as native ES modules), /C/ this folder (ab-core.js),
  * /S/ the scratch folder of inputs; the page's readCase(id, encode) fetches a case.
  */
 async function withPage(body) {
-  const { chromium } = await import("playwright-core");
-  const roots = { A: distA && path.resolve(distA), B: path.resolve(distB), S: dir, C: here };
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, "http://x");
-    if (url.pathname === "/") {
-      res.writeHead(200, { "content-type": "text/html" });
-      return res.end("<!doctype html><title>ab</title>");
-    }
-    const [, prefix, ...rest] = url.pathname.split("/");
-    const base = roots[prefix];
-    const file = base && path.resolve(base, rest.join("/"));
-    if (!file || !file.startsWith(base + path.sep) || !fs.existsSync(file)) {
-      res.writeHead(404);
-      return res.end();
-    }
-    const type = file.endsWith(".js") || file.endsWith(".mjs") ? "text/javascript" : file.endsWith(".json") ? "application/json" : "application/octet-stream";
-    res.writeHead(200, { "content-type": type });
-    res.end(fs.readFileSync(file));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const app = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  try {
-    const page = await app.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await withServedPage({ A: distA, B: distB, S: dir, C: here }, async (page) => {
     await page.evaluate(() => {
       window.readCase = async (id, encode) => ({
         encode,
@@ -333,8 +307,5 @@ async function withPage(body) {
       });
     });
     await body(page);
-  } finally {
-    await app.close();
-    server.close();
-  }
+  });
 }

@@ -7,13 +7,13 @@
 // decode-only module.
 //   node bench/fixed-cost.mjs <distA> [<distB> ...] [--rounds N] [--min-ms MS] [--browser]
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadPng, centreCrop } from "./lib/images.mjs";
 import { CONFIGS, loaderUrl } from "./lib/builds.mjs";
+import { withServedPage } from "./lib/served-page.mjs";
+import { measure } from "./fixed-cost-core.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SIZES = [8, 16, 64, 128, 256];
@@ -59,39 +59,6 @@ const streams = JSON.parse(
   }).toString(),
 ).map((b) => new Uint8Array(Buffer.from(b, "base64")));
 
-/**
- * Per size, µs per decodeInto() for each build (medians over the rounds), and whether the
- * builds' samples agree. Plain JS without Node APIs: it also runs in the page.
- */
-function measure({ libs, streams, sizes, config, rounds, minMs }) {
-  /** µs per decodeInto() over a batch of at least minMs. */
-  function time(lib, bytes, shape, out) {
-    let n = 0;
-    const t0 = performance.now();
-    let t = t0;
-    do {
-      for (let i = 0; i < 16; i++) lib.decodeInto(config, bytes, shape, out);
-      n += 16;
-      t = performance.now();
-    } while (t - t0 < minMs);
-    return ((t - t0) * 1000) / n;
-  }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  return sizes.map((size, k) => {
-    const shape = [size, size, 3];
-    const outs = libs.map(() => new Uint8Array(size * size * 3));
-    libs.forEach((lib, i) => lib.decodeInto(config, streams[k], shape, outs[i]));
-    const same = outs.every((o) => o.every((v, j) => v === outs[0][j]));
-    libs.forEach((lib, i) => time(lib, streams[k], shape, outs[i])); // warm-up
-    const us = libs.map(() => []);
-    for (let r = 0; r < rounds; r++) {
-      const order = r % 2 ? [...libs.keys()].reverse() : [...libs.keys()];
-      for (const i of order) us[i].push(time(libs[i], streams[k], shape, outs[i]));
-    }
-    return { same, us: us.map(median) };
-  });
-}
-
 const job = { sizes: SIZES, config: CONFIG, rounds, minMs };
 let rows;
 let engine;
@@ -108,51 +75,25 @@ if (!opts.browser) {
   ({ rows, engine } = await measureInChromium(job));
 }
 
-/** `measure` in a headless Chromium page; /D0/, /D1/, ... serve the builds. */
+/** `measure` in a headless Chromium page; /D0/, /D1/, ... serve the builds, /C/ this folder. */
 async function measureInChromium(job) {
-  const { chromium } = await import("playwright-core");
-  const roots = dists.map((d) => path.resolve(d));
-  const server = http.createServer((req, res) => {
-    const [, prefix, ...rest] = new URL(req.url, "http://x").pathname.split("/");
-    const base = /^D\d+$/.test(prefix) ? roots[Number(prefix.slice(1))] : undefined;
-    const file = base && path.resolve(base, rest.join("/"));
-    if (prefix === "") {
-      res.writeHead(200, { "content-type": "text/html" });
-      return res.end("<!doctype html><title>fixed cost</title>");
-    }
-    if (!file || !file.startsWith(base + path.sep) || !fs.existsSync(file)) {
-      res.writeHead(404);
-      return res.end();
-    }
-    res.writeHead(200, { "content-type": file.endsWith(".js") ? "text/javascript" : "application/octet-stream" });
-    res.end(fs.readFileSync(file));
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const app = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-  });
-  try {
-    const page = await app.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  const roots = Object.fromEntries(dists.map((d, i) => [`D${i}`, d]));
+  return withServedPage({ ...roots, C: here }, async (page, browser) => {
     const rows = await page.evaluate(
-      async ({ job, count, streams, measureSource }) => {
+      async ({ job, count, streams }) => {
+        const { measure } = await import("/C/fixed-cost-core.js");
         const libs = [];
         for (let i = 0; i < count; i++) {
           const lib = await import(`/D${i}/loader.js`);
           await lib.initDecoder();
           libs.push(lib);
         }
-        const measure = new Function(`return (${measureSource})`)();
         return measure({ ...job, libs, streams: streams.map((s) => new Uint8Array(s)) });
       },
-      { job, count: dists.length, streams: streams.map((s) => [...s]), measureSource: measure.toString() },
+      { job, count: dists.length, streams: streams.map((s) => [...s]) },
     );
-    return { rows, engine: `headless Chromium ${app.version()}` };
-  } finally {
-    await app.close();
-    server.close();
-  }
+    return { rows, engine: `headless Chromium ${browser.version()}` };
+  });
 }
 
 /** A, B, ... for the builds in argument order (a number past H). */
