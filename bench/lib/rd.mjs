@@ -39,6 +39,7 @@ export async function rateDistortion(ours, img, { dir, qualities, label = "ihc",
   const mozOpts = {
     "mozjpeg (defaults)": { auto_subsample: false, ...colour },
     "mozjpeg (baseline)": { auto_subsample: false, ...colour, baseline: true, progressive: false },
+    "mozjpeg (baseline, annex-k)": { auto_subsample: false, ...colour, baseline: true, progressive: false, quant_table: 0 },
   };
   const config = gray
     ? { encoded_color_space: "grayscale" }

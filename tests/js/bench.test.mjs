@@ -61,7 +61,7 @@ test("bench --quick reports every candidate", { timeout: 180_000 }, () => {
   for (const name of ["ours", "cornerstone", "jsquash", "jpeg-js"]) assert.ok(payloadCandidates.has(name), `payload: ${name}`);
   for (const p of r.payload) assert.ok(!p.error && p.raw > 0 && p.gzip9 > 0, `payload ${p.candidate} ${p.what}: ${p.error}`);
 
-  for (const name of ["ours", "ours (trellis)", "pillow", "pillow (optimize)", "mozjpeg (defaults)", "mozjpeg (baseline)"]) {
+  for (const name of ["ours", "ours (trellis)", "pillow", "pillow (optimize)", "mozjpeg (defaults)", "mozjpeg (baseline)", "mozjpeg (baseline, annex-k)"]) {
     const curve = r.rd.curves?.[name];
     assert.ok(curve?.length > 0, `rate–distortion: ${name} (${JSON.stringify(r.rd).slice(0, 200)})`);
     for (const p of curve) assert.ok(p.bytes > 0 && p.psnr > 20, `${name} q${p.q}`);
