@@ -145,6 +145,11 @@ export function decoderUsesSimd() {
   return decoder.simd;
 }
 
+/** Whether the compiled whole-codec module (compiledWasmModule()) is the SIMD variant. */
+export function codecUsesSimd() {
+  return codec.simd;
+}
+
 /** Whether the compiled full-decoder module (compiledFullDecoderModule()) is the SIMD variant. */
 export function fullDecoderUsesSimd() {
   return fullDecoder.simd;
@@ -253,7 +258,7 @@ export function needsFullDecoder(error) {
 }
 
 function decodeWith(name, ...args) {
-  const record = anyLoaded();
+  const record = decodingModule();
   if (record === fullDecoder) return call(fullDecoder, name, ...args);
   try {
     return call(record, name, ...args);
@@ -263,6 +268,14 @@ function decodeWith(name, ...args) {
     if (fullDecoder.ready) return call(fullDecoder, name, ...args);
     throw error;
   }
+}
+
+/**
+ * The module that decodes: the decode-only one when loaded (its IDCT is faster, with the same
+ * samples), else the whole codec, else the full decoder.
+ */
+function decodingModule() {
+  return decoder.ready ? decoder : anyLoaded();
 }
 
 /** The whole codec if loaded, else the decoder, else the full decoder. */
