@@ -41,7 +41,7 @@ export type JpegErrorKind =
 
 /**
  * Loads the WebAssembly module; idempotent. Call (and await) before encode/decode/validateConfig.
- * `module`: an already compiled module to instantiate instead (what the decode pool hands its workers).
+ * `module`: an already compiled module to instantiate instead (what the pool hands its workers).
  */
 export function init(options?: InitOptions): Promise<void>;
 /**
@@ -148,5 +148,5 @@ export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
 export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";
 export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";
 export type { ArrayCheck, Finding, Support, SupportRow, ExtensionPoint, ReaderLevel } from "./allowlist.js";
-export type { DecodePool } from "./zarrita.js";
+export type { CodecPool, DecodePool } from "./zarrita.js";
 export type { ReshapeCodecConfiguration, ReshapeDimension, CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";

@@ -1,23 +1,33 @@
-// A pool of decode workers (Web Workers in browsers, worker_threads in Node). JPEG bytes go
-// to a worker as a transferred copy (the store's buffer may be shared, e.g. a cached
-// shard); decoded samples come back transferred. Where workers cannot start (no Worker,
-// a blocked or missing worker script), decoding falls back to the calling thread.
+// A pool of codec workers (Web Workers in browsers, worker_threads in Node) that decode and
+// encode chunks. What a worker is sent (JPEG bytes, or samples to encode) is a transferred
+// copy (the store's buffer may be shared, e.g. a cached shard; the caller's samples stay
+// the caller's); what it answers (samples, or a stream) comes back transferred. Where
+// workers cannot start (no Worker, a blocked or missing worker script), chunks are decoded
+// and encoded on the calling thread.
 // Workers start with the decoder module; when a chunk needs the full decoder (the worker
 // answers with an Error of kind "NeedsFullDecoder"), the pool loads it here once, hands the
-// compiled module to that worker and sends the chunk again.
+// compiled module to that worker and sends the chunk again. The encoder too is loaded here
+// once, on the first encode, and handed to each worker before its first encode.
 import {
+  init,
   initDecoder,
   initFullDecoder,
   decodeAsync,
+  encode,
   compiledDecoderModule,
   decoderUsesSimd,
   compiledFullDecoderModule,
   fullDecoderUsesSimd,
+  compiledWasmModule,
+  codecUsesSimd,
   needsFullDecoder,
   validateConfig,
 } from "./loader.js";
+import { encodeOptionsProblem } from "./options.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
+// The `kind` of a worker's answer to an encode when the encoder did not load there.
+const ENCODER_UNAVAILABLE = "EncoderUnavailable";
 // Chunks sent to a worker before it answers; the rest wait here. Enough to keep a worker busy
 // through the calling thread's pauses; few enough that Node, which handles every message
 // already queued on a port in one go, does not block this thread through a whole read.
@@ -95,10 +105,11 @@ function workerScriptName(url) {
   return url ? String(url) : String(import.meta.url).replace(/[^/]*$/, "worker.js");
 }
 
-// Not slice(): a Node Buffer's is a view of the caller's memory, which the transfer would detach.
-function copyOf(bytes) {
-  return new Uint8Array(bytes);
-}
+// The buffers workers hand back (a job's input, once used), kept for the next copies up to
+// this many bytes in all: each would otherwise be a new allocation whose pages are faulted
+// in on first write, which for the samples of an encode took a fifth of a write's time on
+// the calling thread.
+const MAX_SPARE_BYTES = 16 << 20;
 
 function rebuildError({ message, kind }) {
   const error = new Error(message);
@@ -106,7 +117,7 @@ function rebuildError({ message, kind }) {
   return error;
 }
 
-export class DecodePool {
+export class CodecPool {
   #size;
   #url;
   #workers = null; // Promise<Array<slot>>
@@ -117,14 +128,17 @@ export class DecodePool {
   #replacementsLeft;
   #startFailure = null; // why the first worker that did not start did not
   #warned = false;
+  #spares = []; // ArrayBuffers workers handed back
+  #spareBytes = 0;
   /** "workers" once at least one worker answered, "main-thread" after falling back. */
   mode = "pending";
   /**
    * Counters: workers handed the full decoder, chunks decoded on the calling thread (no
    * workers, a dead worker's jobs, or a chunk a worker could not decode even with the full
-   * decoder), and workers started in place of ones that died.
+   * decoder), chunks encoded on the calling thread (no workers, a dead worker's jobs, or
+   * arguments encode() refuses), and workers started in place of ones that died.
    */
-  stats = { fullDecoderWorkers: 0, decodedHere: 0, workersReplaced: 0 };
+  stats = { fullDecoderWorkers: 0, decodedHere: 0, encodedHere: 0, workersReplaced: 0 };
 
   constructor({ size = 1, workerUrl } = {}) {
     this.#size = Math.max(1, Math.floor(size));
@@ -151,16 +165,63 @@ export class DecodePool {
       return decodeAsync(config, bytes, shape);
     }
     const normalised = validateConfig(config);
+    return this.#submit(workers, { kind: "decode", args: [normalised, bytes, shape], retried: false });
+  }
+
+  /**
+   * Encodes in a worker (`encode()`'s arguments); resolves to the JPEG stream. Rejects with
+   * the Error encode() throws for the same arguments. `data` is copied: the caller's array
+   * is neither detached nor read after this call.
+   */
+  async encode(config, data, shape, options = undefined) {
+    // The encoder is compiled here once, for this thread's fallback and to hand to workers.
+    await init();
+    const workers = (await this.#start()).filter((w) => w.alive);
+    if (workers.length === 0) return this.#encodeHere(config, data, shape, options);
+    // As for decode(): what encode() would refuse or read differently from a copy (samples
+    // other than a non-empty Uint8Array, a shape that is not an array, options it refuses)
+    // is encoded here, which throws encode()'s Error for it. Options go as a plain copy of
+    // their members (a Proxy or a getter cannot be sent as it is).
+    if (!(data instanceof Uint8Array) || data.length === 0 || !Array.isArray(shape) || encodeOptionsProblem(options)) {
+      return this.#encodeHere(config, data, shape, options);
+    }
+    const normalised = validateConfig(config);
+    const sentOptions = options == null ? undefined : { ...options };
+    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions] });
+  }
+
+  // To the least busy worker, or to wait for one.
+  #submit(workers, job) {
     const slot = workers.reduce((best, w) => (w.inflight < best.inflight ? w : best));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const job = { resolve, reject, slot, args: [normalised, bytes, shape], retried: false };
+      Object.assign(job, { resolve, reject, slot });
       if (slot.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#post(id, job);
       else {
-        job.copy = copyOf(bytes); // the bytes as they are now, as if sent now
+        job.copy = this.#copyOf(job.args[1]); // the bytes as they are now, as if sent now
         this.#waiting.push([id, job]);
       }
     });
+  }
+
+  // A copy of `bytes` to transfer, in a spare buffer of about its size if there is one. Not
+  // slice(): a Node Buffer's is a view of the caller's memory, which the transfer would detach.
+  #copyOf(bytes) {
+    const n = bytes.length;
+    const i = this.#spares.findIndex((b) => b.byteLength >= n && b.byteLength <= 2 * n);
+    if (i < 0) return new Uint8Array(bytes);
+    const [spare] = this.#spares.splice(i, 1);
+    this.#spareBytes -= spare.byteLength;
+    const copy = new Uint8Array(spare, 0, n);
+    copy.set(bytes);
+    return copy;
+  }
+
+  #keepSpare(buffer) {
+    if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
+    if (this.#spareBytes + buffer.byteLength > MAX_SPARE_BYTES) return;
+    this.#spares.push(buffer);
+    this.#spareBytes += buffer.byteLength;
   }
 
   // A worker answered: send it the next waiting chunk.
@@ -176,19 +237,46 @@ export class DecodePool {
     return decodeAsync(config, bytes, shape);
   }
 
+  async #encodeHere(config, data, shape, options) {
+    this.stats.encodedHere++;
+    await init();
+    return encode(config, data, shape, options);
+  }
+
+  // A job on this thread: decoded or encoded here, from the copy taken while it waited if
+  // it has one.
+  #here(job) {
+    const [config, bytes, shape, options] = job.args;
+    const input = job.copy ?? bytes;
+    return job.kind === "encode" ? this.#encodeHere(config, input, shape, options) : this.#decodeHere(config, input, shape);
+  }
+
   #post(id, job) {
-    const [config, bytes, shape] = job.args;
-    let message;
+    const [config, bytes, shape, options] = job.args;
+    const slot = job.slot;
     try {
-      const copy = job.copy ?? copyOf(bytes);
-      message = { id, config, bytes: copy, shape: Array.from(shape) };
-      job.slot.worker.post(message, [copy.buffer]);
+      if (job.kind === "encode" && !slot.encoder) {
+        // Before its first encode, the worker gets the encoder compiled here (or, where the
+        // module cannot be cloned, compiles its own of the same variant).
+        const simd = codecUsesSimd();
+        try {
+          slot.worker.post({ encoder: compiledWasmModule(), simd });
+        } catch {
+          slot.worker.post({ encoder: null, simd });
+        }
+        slot.encoder = true;
+      }
+      const copy = job.copy ?? this.#copyOf(bytes);
+      const message = { id, kind: job.kind, config, bytes: copy, shape: Array.from(shape) };
+      if (job.kind === "encode") message.options = options;
+      slot.worker.post(message, [copy.buffer]);
       job.copy = null; // transferred
     } catch {
-      // Not sendable (a shape whose getter throws or that holds a symbol, bytes detached
-      // since they waited): decoded here, which throws decode()'s Error for it. Nothing
-      // was recorded for the worker, so it is not left waiting for an answer.
-      job.resolve(this.#decodeHere(config, job.copy ?? bytes, shape));
+      // Not sendable (a shape whose getter throws or that holds a symbol, options holding a
+      // function, bytes detached since they waited): done here, which throws decode()'s or
+      // encode()'s Error for it. Nothing was recorded for the worker, so it is not left
+      // waiting for an answer.
+      job.resolve(this.#here(job));
       return;
     }
     this.#jobs.set(id, job);
@@ -207,7 +295,7 @@ export class DecodePool {
         throw error;
       });
       await this.#fullDecoder;
-      if (!slot.alive) return job.resolve(this.#decodeHere(...job.args));
+      if (!slot.alive) return job.resolve(this.#here(job));
       if (!slot.fullDecoder) {
         slot.fullDecoder = true;
         this.stats.fullDecoderWorkers++;
@@ -281,16 +369,18 @@ export class DecodePool {
           }
           return resolve(message.ready ? slot : null);
         }
+        if (message.spare) this.#keepSpare(message.spare);
         const job = this.#jobs.get(message.id);
         if (!job) return;
         this.#jobs.delete(message.id);
         slot.inflight--;
         this.#sendWaiting(slot);
         if (slot.inflight === 0) worker.unref();
-        if (message.error && needsFullDecoder(message.error)) {
+        if (message.error && job.kind === "decode" && needsFullDecoder(message.error)) {
           if (!job.retried) this.#retryWithFullDecoder(message.id, job);
-          else job.resolve(this.#decodeHere(...job.args));
-        } else if (message.error) job.reject(rebuildError(message.error));
+          else job.resolve(this.#here(job));
+        } else if (message.error?.kind === ENCODER_UNAVAILABLE) job.resolve(this.#here(job));
+        else if (message.error) job.reject(rebuildError(message.error));
         else job.resolve(message.data);
       });
       const fail = (error) => {
@@ -350,20 +440,21 @@ export class DecodePool {
     }
   }
 
-  // A chunk no worker will answer: decoded on this thread, from the copy taken while it
-  // waited if it has one.
+  // A chunk no worker will answer: done on this thread.
   #finishHere(job) {
-    const [config, bytes, shape] = job.args;
-    job.resolve(this.#decodeHere(config, job.copy ?? bytes, shape));
+    job.resolve(this.#here(job));
   }
 
   /**
-   * Terminates the workers; later decodes start a fresh pool. Chunks they had not answered,
-   * and those waiting for them, decode on this thread, so no read is left pending.
+   * Terminates the workers; later calls start a fresh pool. Chunks they had not answered,
+   * and those waiting for them, are decoded or encoded on this thread, so no read or write
+   * is left pending.
    */
   async close() {
     const workers = this.#workers ? await this.#workers : [];
     this.#workers = null;
+    this.#spares = [];
+    this.#spareBytes = 0;
     this.mode = "pending";
     for (const slot of workers) {
       slot.alive = false;
@@ -377,3 +468,6 @@ export class DecodePool {
     for (const [, job] of waiting) if (closed.has(job.slot)) this.#finishHere(job);
   }
 }
+
+/** The name this class had when the pool only decoded. */
+export { CodecPool as DecodePool };

@@ -1,12 +1,17 @@
-// A decode worker for the pool in pool.js: a module Web Worker in browsers, a
-// worker_threads Worker in Node. First receives {module} (the compiled decoder wasm) and answers
-// {ready}; then receives {id, config, bytes, shape}, answers {id, data} (data's buffer
-// transferred) or {id, error: {message, kind}}; and, when the pool has seen a chunk that
-// needs it, {fullDecoder} (the compiled full-decoder wasm, or null: load it here), which
-// decodes of later jobs wait for.
-import { initDecoder, initFullDecoder, decode } from "./loader.js";
+// A codec worker for the pool in pool.js: a module Web Worker in browsers, a worker_threads
+// Worker in Node. First receives {module} (the compiled decoder wasm) and answers {ready};
+// then jobs {id, kind, config, bytes, shape[, options]}: kind "decode" answers {id, data}
+// (the samples), kind "encode" {id, data} (the stream), each with its buffer transferred, or
+// {id, error: {message, kind}}; with either, `spare`, the job's input buffer handed back for
+// the pool's next copy. Also, when the pool has seen a chunk that needs it,
+// {fullDecoder} (the compiled full-decoder wasm, or null: load it here), which decodes of
+// later jobs wait for; and before the first encode job {encoder} (the compiled whole-codec
+// wasm, or null), which encodes wait for.
+import { init, initDecoder, initFullDecoder, decode, encode } from "./loader.js";
 
 const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
+// The error kind of an encode job when the encoder did not load here: the pool encodes it instead.
+const ENCODER_UNAVAILABLE = "EncoderUnavailable";
 
 async function connect() {
   if (typeof WorkerGlobalScope !== "undefined" && globalThis instanceof WorkerGlobalScope) {
@@ -25,10 +30,11 @@ async function connect() {
 const port = await connect();
 let started = null;
 let fullStarted = null;
+let encoderStarted = null; // Promise<boolean>: whether the encoder loaded
 
 // The first message carries the pool's compiled WebAssembly module and whether it is the
 // SIMD variant (or no module, where it could not be cloned: the worker then compiles its
-// own); later ones are decode jobs.
+// own); later ones are jobs and modules.
 port.listen(async (message) => {
   if (!started) {
     started = initDecoder({ module: message.module, simd: message.simd }).then(
@@ -42,13 +48,26 @@ port.listen(async (message) => {
     fullStarted ??= initFullDecoder({ module: message.fullDecoder ?? undefined, simd: message.simd }).catch(() => {});
     return;
   }
+  if ("encoder" in message) {
+    encoderStarted ??= init({ module: message.encoder ?? undefined, simd: message.simd }).then(
+      () => true,
+      () => false,
+    );
+    return;
+  }
   await started;
-  if (fullStarted) await fullStarted;
-  const { id, config, bytes, shape } = message;
+  const { id, kind, config, bytes, shape, options } = message;
+  if (kind === "encode") {
+    if (!(await encoderStarted)) {
+      port.post({ id, error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE } });
+      return;
+    }
+  } else if (fullStarted) await fullStarted;
   try {
-    const data = decode(config, bytes, shape);
-    port.post({ id, data }, [data.buffer]);
+    const data = kind === "encode" ? encode(config, bytes, shape, options) : decode(config, bytes, shape);
+    // The input's buffer goes back too, for the pool's next copy.
+    port.post({ id, data, spare: bytes.buffer }, [data.buffer, bytes.buffer]);
   } catch (error) {
-    port.post({ id, error: { message: String(error?.message ?? error), kind: error?.kind } });
+    port.post({ id, error: { message: String(error?.message ?? error), kind: error?.kind }, spare: bytes.buffer }, [bytes.buffer]);
   }
 });

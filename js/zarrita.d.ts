@@ -12,16 +12,17 @@ export interface CodecRegistry {
 
 export interface RegisterOptions {
   /**
-   * Decode in a pool of this many Web Workers (browsers) or worker_threads (Node), e.g.
-   * `navigator.hardwareConcurrency`. 0 or absent: decode on the calling thread. A whole
-   * number from 0 to 256; anything else, like an unknown option, makes register() throw.
+   * Decode and encode the jpeg codec's chunks in a pool of this many Web Workers (browsers)
+   * or worker_threads (Node), e.g. `navigator.hardwareConcurrency`. 0 or absent: on the
+   * calling thread. A whole number from 0 to 256; anything else, like an unknown option,
+   * makes register() throw.
    */
   workers?: number;
   /**
    * Where the worker script is, if a bundler did not keep `dist/worker.js` next to the
    * package's modules (esbuild: bundle it yourself, README "Workers and bundlers"). A
    * non-empty string or a URL; anything else makes register() throw. When no worker starts,
-   * the pool decodes on the calling thread and says so once with console.warn.
+   * the pool decodes and encodes on the calling thread and says so once with console.warn.
    */
   workerUrl?: string | URL;
   /**
@@ -31,27 +32,39 @@ export interface RegisterOptions {
   encodeOptions?: EncodeOptions;
 }
 
-/** The decode pool behind `{ workers }`. */
-export interface DecodePool {
+/** The pool of workers behind `{ workers }`, which decode and encode chunks. */
+export interface CodecPool {
   /** "pending" until first use, then "workers", or "main-thread" after falling back. */
   readonly mode: "pending" | "workers" | "main-thread";
   /**
-   * Workers handed the full decoder (loaded when a chunk needs it), chunks decoded on the
-   * calling thread, and workers started in place of ones that died (at most two per worker
-   * of the pool; the chunks a dead worker held decode on the calling thread).
+   * Workers handed the full decoder (loaded when a chunk needs it), chunks decoded and
+   * chunks encoded on the calling thread, and workers started in place of ones that died
+   * (at most two per worker of the pool; the chunks a dead worker held are done on the
+   * calling thread).
    */
-  readonly stats: { readonly fullDecoderWorkers: number; readonly decodedHere: number; readonly workersReplaced: number };
+  readonly stats: {
+    readonly fullDecoderWorkers: number;
+    readonly decodedHere: number;
+    readonly encodedHere: number;
+    readonly workersReplaced: number;
+  };
+  /** decode() in a worker. */
   decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
-  /** Terminates the workers; chunks they had not answered decode on the calling thread. */
+  /** encode() in a worker; `data` is copied, never detached. Loads the encoder on first use. */
+  encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[], options?: EncodeOptions): Promise<Uint8Array>;
+  /** Terminates the workers; chunks they had not answered are done on the calling thread. */
   close(): Promise<void>;
 }
 
+/** The name `CodecPool` had when the pool only decoded. */
+export type DecodePool = CodecPool;
+
 export interface Registration {
-  /** The decode pool, when `workers` > 0. */
-  readonly pool: DecodePool | null;
+  /** The pool, when `workers` > 0. */
+  readonly pool: CodecPool | null;
   /**
    * Terminates the pool's workers (idle workers never keep Node running); chunks they had
-   * not answered decode on the calling thread, so no read is left pending.
+   * not answered are done on the calling thread, so no read or write is left pending.
    */
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 import { init, initDecoder, initFullDecoder, needsFullDecoder, encode, decode, validateConfig, base64ToBytes } from "./loader.js";
 import { describe, encodeOptionsProblem, quote, readProblem } from "./options.js";
 import { ReshapeCodec, chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "./reshape.js";
-import { DecodePool } from "./pool.js";
+import { CodecPool } from "./pool.js";
 import { concat } from "./bytes.js";
 
 function codecError(kind, message) {
@@ -45,8 +45,9 @@ function decodeWith(pool, config, bytes, shape) {
 }
 
 /**
- * Builds a JpegCodec class bound to a decode pool (or none: decoding on the calling thread).
- * With a pool, `decode` returns a Promise (zarrita awaits it). `encodeOptions` go to encode().
+ * Builds a JpegCodec class bound to a codec pool (or none: decoding and encoding on the
+ * calling thread). With a pool, `decode` returns a Promise (zarrita awaits it), and `encode`
+ * encodes in a worker. `encodeOptions` go to encode().
  */
 export function makeJpegCodec(pool = null, encodeOptions = undefined) {
   return class JpegCodec {
@@ -80,8 +81,10 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
       }
       const problem = chunkLengthProblem(chunk.data, this.#layout.shape);
       if (problem) throw codecError("InvalidData", problem);
+      const samples = contiguousData(chunk, this.#layout);
+      if (pool) return pool.encode(this.configuration, samples, this.#layout.shape, encodeOptions);
       await init();
-      return encode(this.configuration, contiguousData(chunk, this.#layout), this.#layout.shape, encodeOptions);
+      return encode(this.configuration, samples, this.#layout.shape, encodeOptions);
     }
 
     decode(bytes) {
@@ -247,8 +250,8 @@ function checkRegisterArguments(registry, options) {
  * registry (`zarr.registry`). The decode-only WebAssembly module loads on first use, the
  * full decoder when a chunk first needs it (e.g. a progressive stream), the encoder when
  * something is first written. With
- * `{ workers: n }` (n ≥ 1) chunks decode in a pool of n Web Workers / worker_threads,
- * falling back to the calling thread where workers are unavailable. `encodeOptions` are
+ * `{ workers: n }` (n ≥ 1) the jpeg codec's chunks decode and encode in a pool of n Web
+ * Workers / worker_threads, falling back to the calling thread where workers are unavailable. `encodeOptions` are
  * passed to encode() for every chunk the jpeg codec writes (e.g. `{ restartIntervals: false }`,
  * `{ trellis: true }`).
  * Returns a handle whose `close()` terminates the pool's workers. Options are the object's
@@ -260,7 +263,7 @@ function checkRegisterArguments(registry, options) {
 export function register(registry, options = {}) {
   const own = checkRegisterArguments(registry, options);
   const workers = own.workers ?? 0;
-  const pool = workers > 0 ? new DecodePool({ size: workers, workerUrl: own.workerUrl }) : null;
+  const pool = workers > 0 ? new CodecPool({ size: workers, workerUrl: own.workerUrl }) : null;
   const Jpeg = pool || own.encodeOptions !== undefined ? makeJpegCodec(pool, own.encodeOptions) : JpegCodec;
   const Imagecodecs = makeImagecodecsJpegCodec(pool);
   // Viewers mostly read: the decoder loads with the codec, the encoder on first encode.

@@ -85,6 +85,28 @@ before(async () => {
     await handle.close();
     return { mode, results };
   };
+  // zarr.set of each case into a Map store, in the page's thread and through a pool of Web
+  // Workers: the chunks must be the same bytes.
+  window.writeBoth = async (cases) => {
+    const write = async (c, workers) => {
+      const handle = api.register(zarr.registry, { workers });
+      const store = new Map();
+      const arr = await zarr.create(store, { shape: c.shape, chunkShape: c.chunkShape, dtype: "uint8", codecs: [{ name: "jpeg", configuration: c.config }] });
+      const data = Uint8Array.from({ length: c.shape.reduce((a, b) => a * b) }, (_, i) => (i * 7 + ((i / 211) | 0)) % 256);
+      const strides = c.shape.map((_, d) => c.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+      await zarr.set(arr, null, { data, shape: c.shape, stride: strides });
+      const result = { store, mode: handle.pool?.mode ?? "main thread", encodedHere: handle.pool?.stats.encodedHere };
+      await handle.close();
+      return result;
+    };
+    const out = [];
+    for (const c of cases) {
+      const [plain, pooled] = [await write(c, 0), await write(c, 2)];
+      const differing = [...plain.store].filter(([k, v]) => !(pooled.store.get(k)?.length === v.length && pooled.store.get(k).every((b, i) => b === v[i]))).map(([k]) => k);
+      out.push({ name: c.name, chunks: plain.store.size, keys: pooled.store.size, differing, mode: pooled.mode, encodedHere: pooled.encodedHere });
+    }
+    return out;
+  };
   window.ready = true;
 </script>`);
   server = await startServer(dir);
@@ -115,3 +137,16 @@ for (const workers of [0, 2]) {
     page.consoleErrors.length = 0;
   });
 }
+
+test("zarr.set through a pool of 2 Web Workers in Chromium writes exactly the chunks the page's thread writes", async () => {
+  const cases = CASES.map(([name, , chunkShape, config]) => ({ name, shape: name === "gray" ? [150, 130] : [150, 130, 3], chunkShape, config }));
+  const results = await page.evaluate((c) => window.writeBoth(c), cases);
+  for (const r of results) {
+    assert.equal(r.mode, "workers", r.name);
+    assert.equal(r.encodedHere, 0, `${r.name}: every chunk was encoded in a worker`);
+    assert.ok(r.chunks > 1, r.name);
+    assert.equal(r.keys, r.chunks, r.name);
+    assert.deepEqual(r.differing, [], `${r.name}: chunks that differ`);
+  }
+  assert.deepEqual(page.consoleErrors.filter((e) => !/status of 404/.test(e)), []);
+});

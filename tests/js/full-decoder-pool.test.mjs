@@ -24,7 +24,7 @@ test("a pool reading baseline chunks does not load the full decoder", async () =
     const [got] = await readAll(storeOf([BASELINE]), [BASELINE]);
     assertLikeDjpeg(got.data, BASELINE.path);
     assert.equal(handle.pool.mode, "workers");
-    assert.deepEqual(handle.pool.stats, { fullDecoderWorkers: 0, decodedHere: 0, workersReplaced: 0 });
+    assert.deepEqual(handle.pool.stats, { fullDecoderWorkers: 0, decodedHere: 0, encodedHere: 0, workersReplaced: 0 });
     assert.equal(isFullDecoderReady(), false);
   } finally {
     await handle.close();
