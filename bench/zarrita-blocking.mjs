@@ -9,6 +9,8 @@
 // time is bounded by their sum over the cores.
 // --profile also prints where the main thread spends its time during the reads (V8 CPU
 // profile, self time per function), with and without the pool.
+// --write measures writes instead (Node only): zarr.set of the whole array into a new
+// in-memory store, encoding on the main thread vs in the pool.
 // --browser also reads the same store in headless Chromium, over HTTP (FetchStore) and from
 // memory (bytes already fetched or cached: decoding is then the bottleneck), where
 // blocking is measured with the Long Tasks API (longest task, TBT) and a rAF loop.
@@ -34,6 +36,9 @@ const queueOption = process.argv.find((a) => a.startsWith("--queue="));
 const queueLimit = queueOption ? Number(queueOption.slice("--queue=".length)) : 0;
 if (!(Number.isInteger(queueLimit) && queueLimit >= 0)) throw new Error(`--queue=N needs a whole number, got ${queueOption}`);
 const profiling = process.argv.includes("--profile");
+const writing = process.argv.includes("--write");
+const opName = writing ? "write" : "read";
+if (writing && inBrowser) throw new Error("--write is measured in Node only; leave out --browser");
 const cpuTimes = process.argv.includes("--cpu") && fs.existsSync("/proc/self/task");
 if (process.argv.includes("--cpu") && !cpuTimes) console.log("--cpu: no /proc/self/task here (Linux only); CPU times left out");
 const workers = Number(args[0] ?? os.availableParallelism());
@@ -62,24 +67,41 @@ function monitor() {
   };
 }
 
-async function makeStore() {
+// Real microscopy content: scikit-image's ihc.png (512×512 RGB) tiled over the array.
+const samples = ihcMosaic(N);
+
+/** A new array in a new in-memory store; with `write`, the samples written to it. */
+async function makeStore(write = true) {
   const store = new Map();
-  api.register(zarr.registry);
   const arr = await zarr.create(store, {
     shape: [N, N, 3], chunkShape: [C, C, 3], dtype: "uint8",
     codecs: [{ name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] } }],
   });
-  // Real microscopy content: scikit-image's ihc.png (512×512 RGB) tiled over the array.
-  const data = ihcMosaic(N);
-  await zarr.set(arr, null, { data, shape: [N, N, 3], stride: [N * 3, 3, 1] });
-  return store;
+  if (write) {
+    const handle = api.register(zarr.registry);
+    await zarr.set(arr, null, { data: samples, shape: [N, N, 3], stride: [N * 3, 3, 1] });
+    await handle.close();
+  }
+  return { store, arr };
+}
+
+/** One timed operation: a read of the whole array, or (--write) a write of it into a new store. */
+async function operation(store) {
+  if (!writing) {
+    const out = await zarr.get(await zarr.open(store, { kind: "array" }), [null, null, null]);
+    if (out.data.length !== N * N * 3) throw new Error("short read");
+    return;
+  }
+  const { arr } = await makeStore(false);
+  await zarr.set(arr, null, { data: samples, shape: [N, N, 3], stride: [N * 3, 3, 1] });
 }
 
 async function measure(store, n) {
   const threadsBefore = cpuTimes ? threadTimes() : null;
   const handle = api.register(zarr.registry, n > 0 ? { workers: n } : {});
-  const arr = await zarr.open(store, { kind: "array" });
-  await zarr.get(arr, [zarr.slice(0, C), zarr.slice(0, C), null]); // warm up: wasm + workers started
+  // warm up: wasm (the encoder too, for writes) and workers started
+  await zarr.get(await zarr.open(store, { kind: "array" }), [zarr.slice(0, C), zarr.slice(0, C), null]);
+  if (writing) await zarr.set((await makeStore(false)).arr, [zarr.slice(0, C), zarr.slice(0, C), null], { data: samples.subarray(0, C * C * 3), shape: [C, C, 3], stride: [C * 3, 3, 1] });
   const poolThreads = cpuTimes ? [...threadTimes().keys()].filter((tid) => !threadsBefore.has(tid)) : [];
   const results = [];
   const profiler = profiling ? await startProfile() : null;
@@ -87,10 +109,9 @@ async function measure(store, n) {
     const before = cpuTimes ? threadTimes() : null;
     const stop = monitor();
     const t0 = performance.now();
-    const out = await zarr.get(arr, [null, null, null]);
+    await operation(store);
     const wall = performance.now() - t0;
     const m = stop();
-    if (out.data.length !== N * N * 3) throw new Error("short read");
     results.push({ wall, ...m, ...(cpuTimes ? cpuPerThreadKind(before, threadTimes(), poolThreads) : {}) });
   }
   const top = profiler ? await profiler.stop(rounds) : null;
@@ -151,16 +172,16 @@ async function startProfile() {
         total += profile.timeDeltas[i];
       });
       return [...self].sort((a, b) => b[1] - a[1]).slice(0, 8)
-        .map(([key, us]) => `    ${(us / 1000 / reads).toFixed(1).padStart(6)} ms/read ${((us / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+        .map(([key, us]) => `    ${(us / 1000 / reads).toFixed(1).padStart(6)} ms/${opName} ${((us / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
     },
   };
 }
 
 const t = performance.now();
-const store = await makeStore();
+const { store } = await makeStore();
 const bytes = [...store.values()].reduce((s, v) => s + v.length, 0);
 console.log(`store: ${N}×${N}×3 uint8, ${C}² chunks (${(N / C) ** 2}), jpeg 4:2:0 q90, ${(bytes / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-console.log(`node ${process.version}, ${os.availableParallelism()} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (other work competes for the CPUs: compare runs made together), median of ${rounds} reads`);
+console.log(`node ${process.version}, ${os.availableParallelism()} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")} (other work competes for the CPUs: compare runs made together), median of ${rounds} ${opName}s`);
 for (const n of [0, workers]) {
   const r = await measure(store, n);
   console.log(
@@ -169,7 +190,7 @@ for (const n of [0, workers]) {
   );
   if (r.cpu) {
     const { main, mainWait, workers, others } = r.cpu;
-    console.log(`  CPU per read (medians): main thread ${main.toFixed(0)} ms (waited for a core ${mainWait.toFixed(0)} ms), pool workers ${workers.toFixed(0)} ms, other threads ${others.toFixed(0)} ms; total ${(main + workers + others).toFixed(0)} ms`);
+    console.log(`  CPU per ${opName} (medians): main thread ${main.toFixed(0)} ms (waited for a core ${mainWait.toFixed(0)} ms), pool workers ${workers.toFixed(0)} ms, other threads ${others.toFixed(0)} ms; total ${(main + workers + others).toFixed(0)} ms`);
   }
   if (r.top) console.log(`  main thread, self time (wasm functions are the decoder):\n${r.top.join("\n")}`);
 }
