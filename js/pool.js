@@ -110,6 +110,8 @@ function workerScriptName(url) {
 // in on first write, which for the samples of an encode took a fifth of a write's time on
 // the calling thread.
 const MAX_SPARE_BYTES = 16 << 20;
+// …and at most this many (each copy searches them): enough for every chunk in flight.
+const MAX_SPARES = 64;
 
 function rebuildError({ message, kind }) {
   const error = new Error(message);
@@ -219,7 +221,7 @@ export class CodecPool {
 
   #keepSpare(buffer) {
     if (!(buffer instanceof ArrayBuffer) || buffer.byteLength === 0) return;
-    if (this.#spareBytes + buffer.byteLength > MAX_SPARE_BYTES) return;
+    if (this.#spares.length >= MAX_SPARES || this.#spareBytes + buffer.byteLength > MAX_SPARE_BYTES) return;
     this.#spares.push(buffer);
     this.#spareBytes += buffer.byteLength;
   }
