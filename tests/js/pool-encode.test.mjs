@@ -192,3 +192,17 @@ test("zarrita writes through the pool: zarr.set with { workers: 2 } stores exact
     for (const [key, bytes] of plain.store) assert.ok(same(pooled.store.get(key), bytes), `${shape}: ${key}`);
   }
 });
+
+test("pool.encode: chunks sent to or waiting for a worker that dies, the only one, are encoded on the calling thread", { timeout: 20000 }, async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
+  try {
+    const data = samples(24, 40, 3);
+    const expected = encode(ycbcr420, data, [24, 40, 3]);
+    const streams = await Promise.all(Array.from({ length: 40 }, () => handle.pool.encode(ycbcr420, data, [24, 40, 3])));
+    for (const stream of streams) assert.ok(same(stream, expected));
+    assert.equal(handle.pool.stats.encodedHere, 40);
+  } finally {
+    await handle.close();
+  }
+});
