@@ -10,9 +10,7 @@
 // --profile also prints where the main thread spends its time during the reads (V8 CPU
 // profile, self time per function), with and without the pool.
 // --write measures writes instead (Node only): zarr.set of the whole array into a new
-// in-memory store, encoding on the main thread vs in the pool. With --cyx, the array is
-// OME-Zarr's (c, y, x), stored through a transpose codec (order [1, 2, 0]) so that each
-// chunk is still one interleaved RGB JPEG, as `zarr-jpeg convert` writes it.
+// in-memory store, encoding on the main thread vs in the pool.
 // --browser also reads the same store in headless Chromium, over HTTP (FetchStore) and from
 // memory (bytes already fetched or cached: decoding is then the bottleneck), where
 // blocking is measured with the Long Tasks API (longest task, TBT) and a rAF loop.
@@ -40,8 +38,6 @@ if (!(Number.isInteger(queueLimit) && queueLimit >= 0)) throw new Error(`--queue
 const profiling = process.argv.includes("--profile");
 const writing = process.argv.includes("--write");
 const opName = writing ? "write" : "read";
-const planar = process.argv.includes("--cyx");
-if (planar && !writing) throw new Error("--cyx is a layout for --write");
 if (writing && inBrowser) throw new Error("--write is measured in Node only; leave out --browser");
 const cpuTimes = process.argv.includes("--cpu") && fs.existsSync("/proc/self/task");
 if (process.argv.includes("--cpu") && !cpuTimes) console.log("--cpu: no /proc/self/task here (Linux only); CPU times left out");
@@ -94,15 +90,6 @@ async function operation(store) {
   if (!writing) {
     const out = await zarr.get(await zarr.open(store, { kind: "array" }), [null, null, null]);
     if (out.data.length !== N * N * 3) throw new Error("short read");
-    return;
-  }
-  if (planar) {
-    const arr = await zarr.create(new Map(), {
-      shape: [3, N, N], chunkShape: [3, C, C], dtype: "uint8",
-      codecs: [{ name: "transpose", configuration: { order: [1, 2, 0] } }, { name: "jpeg", configuration: { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] } }],
-    });
-    // the same samples, seen as (c, y, x) through strides
-    await zarr.set(arr, null, { data: samples, shape: [3, N, N], stride: [1, N * 3, 3] });
     return;
   }
   const { arr } = await makeStore(false);
