@@ -172,10 +172,12 @@ export class CodecPool {
 
   /**
    * Encodes in a worker (`encode()`'s arguments); resolves to the JPEG stream. Rejects with
-   * the Error encode() throws for the same arguments. `data` is copied: the caller's array
-   * is neither detached nor read after this call.
+   * the Error encode() throws for the same arguments. `data` is copied, never detached: by
+   * default at this call, so the caller may change it at once; with `readWhenSent`, when a
+   * worker takes the chunk (the caller leaves it unchanged until the promise settles), so
+   * that no copy waits in memory for a worker: a zarrita write asks for every chunk at once.
    */
-  async encode(config, data, shape, options = undefined) {
+  async encode(config, data, shape, options = undefined, { readWhenSent = false } = {}) {
     // The encoder is compiled here once, for this thread's fallback and to hand to workers.
     await init();
     const workers = (await this.#start()).filter((w) => w.alive);
@@ -189,7 +191,7 @@ export class CodecPool {
     }
     const normalised = validateConfig(config);
     const sentOptions = options == null ? undefined : { ...options };
-    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions] });
+    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions], readWhenSent });
   }
 
   // To the least busy worker, or to wait for one.
@@ -200,7 +202,8 @@ export class CodecPool {
       Object.assign(job, { resolve, reject, slot });
       if (slot.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#post(id, job);
       else {
-        job.copy = this.#copyOf(job.args[1]); // the bytes as they are now, as if sent now
+        // the bytes as they are now, as if sent now (unless the caller keeps them unchanged)
+        if (!job.readWhenSent) job.copy = this.#copyOf(job.args[1]);
         this.#waiting.push([id, job]);
       }
     });

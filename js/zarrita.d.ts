@@ -50,8 +50,18 @@ export interface CodecPool {
   };
   /** decode() in a worker. */
   decode(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
-  /** encode() in a worker; `data` is copied, never detached. Loads the encoder on first use. */
-  encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[], options?: EncodeOptions): Promise<Uint8Array>;
+  /**
+   * encode() in a worker; `data` is copied, never detached: at this call, or with
+   * `readWhenSent` when a worker takes the chunk (leave `data` unchanged until the promise
+   * settles; no copy then waits in memory). Loads the encoder on first use.
+   */
+  encode(
+    config: JpegCodecConfiguration,
+    data: Uint8Array,
+    shape: readonly number[],
+    options?: EncodeOptions,
+    how?: { readWhenSent?: boolean },
+  ): Promise<Uint8Array>;
   /** Terminates the workers; chunks they had not answered are done on the calling thread. */
   close(): Promise<void>;
 }

@@ -73,7 +73,11 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
       return this.#layout.shape.slice();
     }
 
-    /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits this). */
+    /**
+     * Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits this).
+     * With a pool, the chunk's data is read when a worker takes it: leave it unchanged until
+     * the promise settles (zarrita does).
+     */
     async encode(chunk) {
       if (!(chunk.data instanceof Uint8Array)) {
         // (worded as encode() words it: "got a Float32Array")
@@ -82,7 +86,10 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
       const problem = chunkLengthProblem(chunk.data, this.#layout.shape);
       if (problem) throw codecError("InvalidData", problem);
       const samples = contiguousData(chunk, this.#layout);
-      if (pool) return pool.encode(this.configuration, samples, this.#layout.shape, encodeOptions);
+      // zarrita leaves a chunk's array alone once it has asked for its encoding, so the pool
+      // copies it when a worker takes it, not while it waits (a write asks for every chunk
+      // at once: copies taken at the call would double the write's memory).
+      if (pool) return pool.encode(this.configuration, samples, this.#layout.shape, encodeOptions, { readWhenSent: true });
       await init();
       return encode(this.configuration, samples, this.#layout.shape, encodeOptions);
     }

@@ -206,3 +206,29 @@ test("pool.encode: chunks sent to or waiting for a worker that dies, the only on
     await handle.close();
   }
 });
+
+test("pool.encode with readWhenSent: a waiting chunk is read when a worker takes it, so no copy waits in memory", async () => {
+  await init();
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    // chunks large enough that the worker is still busy with the first 16 when the test
+    // changes the samples of the 24 waiting ones
+    const shape = [256, 256, 3];
+    const data = samples(...shape);
+    const zeros = new Uint8Array(data.length);
+    const [expected, expectedZeros] = [encode(ycbcr420, data, shape), encode(ycbcr420, zeros, shape)];
+    await handle.pool.encode(ycbcr420, data, shape); // the worker started
+    const inputs = Array.from({ length: 40 }, () => data.slice());
+    const pending = inputs.map((input) => handle.pool.encode(ycbcr420, input, shape, undefined, { readWhenSent: true }));
+    await new Promise((resolve) => setImmediate(resolve)); // 16 sent (copied then), the rest waiting, uncopied
+    for (const input of inputs) input.fill(0);
+    const streams = await Promise.all(pending);
+    const [original, changed] = [streams.filter((s) => same(s, expected)).length, streams.filter((s) => same(s, expectedZeros)).length];
+    assert.equal(original + changed, 40, "each stream is of the samples either as called or as changed");
+    assert.ok(original >= 16, `the chunks sent at once encode the samples of the call (${original})`);
+    assert.ok(changed >= 1, `chunks still waiting when the samples changed encode them as changed (${changed})`);
+    for (const input of inputs) assert.equal(input.buffer.byteLength, data.length, "never detached");
+  } finally {
+    await handle.close();
+  }
+});
