@@ -153,9 +153,11 @@ export class CodecPool {
    * throws for the same arguments.
    */
   async decode(config, bytes, shape) {
+    // The bytes as they are at this call: the rest of it may wait for the workers to start.
+    const snapshot = this.#snapshot(bytes);
     // (a worker that died stays in the list until #retire takes it out)
     const workers = (await this.#start()).filter((w) => w.alive);
-    if (workers.length === 0) return this.#decodeHere(config, bytes, shape);
+    if (workers.length === 0) return this.#decodeHere(config, snapshot ?? bytes, shape);
     // What a worker would be sent differently from what decode() reads here, or could not
     // be sent at all, is decoded here instead, which throws decode()'s Error for it:
     // bytes other than a Uint8Array (copying would convert a plain array or a
@@ -167,7 +169,7 @@ export class CodecPool {
       return decodeAsync(config, bytes, shape);
     }
     const normalised = validateConfig(config);
-    return this.#submit(workers, { kind: "decode", args: [normalised, bytes, shape], retried: false });
+    return this.#submit(workers, { kind: "decode", args: [normalised, bytes, shape], retried: false, copy: snapshot });
   }
 
   /**
@@ -178,10 +180,11 @@ export class CodecPool {
    * that no copy waits in memory for a worker: a zarrita write asks for every chunk at once.
    */
   async encode(config, data, shape, options = undefined, { readWhenSent = false } = {}) {
+    const snapshot = readWhenSent ? null : this.#snapshot(data);
     // The encoder is compiled here once, for this thread's fallback and to hand to workers.
     await init();
     const workers = (await this.#start()).filter((w) => w.alive);
-    if (workers.length === 0) return this.#encodeHere(config, data, shape, options);
+    if (workers.length === 0) return this.#encodeHere(config, snapshot ?? data, shape, options);
     // As for decode(): what encode() would refuse or read differently from a copy (samples
     // other than a non-empty Uint8Array, a shape that is not an array, options it refuses)
     // is encoded here, which throws encode()'s Error for it. Options go as a plain copy of
@@ -191,7 +194,7 @@ export class CodecPool {
     }
     const normalised = validateConfig(config);
     const sentOptions = options == null ? undefined : { ...options };
-    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions], readWhenSent });
+    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions], copy: snapshot });
   }
 
   // To the least busy worker, or to wait for one.
@@ -201,12 +204,14 @@ export class CodecPool {
     return new Promise((resolve, reject) => {
       Object.assign(job, { resolve, reject, slot });
       if (slot.inflight < MAX_IN_FLIGHT_PER_WORKER) this.#post(id, job);
-      else {
-        // the bytes as they are now, as if sent now (unless the caller keeps them unchanged)
-        if (!job.readWhenSent) job.copy = this.#copyOf(job.args[1]);
-        this.#waiting.push([id, job]);
-      }
+      else this.#waiting.push([id, job]); // with its snapshot, or read when sent
     });
+  }
+
+  // A copy of the bytes or samples as they are at the call, when they can be copied (what
+  // cannot is refused or done here from the argument itself).
+  #snapshot(input) {
+    return input instanceof Uint8Array && input.length > 0 ? this.#copyOf(input) : null;
   }
 
   // A copy of `bytes` to transfer, in a spare buffer of about its size if there is one. Not
@@ -274,6 +279,7 @@ export class CodecPool {
       const copy = job.copy ?? this.#copyOf(bytes);
       const message = { id, kind: job.kind, config, bytes: copy, shape: Array.from(shape) };
       if (job.kind === "encode") message.options = options;
+      job.sentLength = copy.length; // (0 once the buffer is transferred)
       slot.worker.post(message, [copy.buffer]);
       job.copy = null; // transferred
     } catch {
@@ -374,8 +380,14 @@ export class CodecPool {
           }
           return resolve(message.ready ? slot : null);
         }
-        if (message.spare) this.#keepSpare(message.spare);
         const job = this.#jobs.get(message.id);
+        // A chunk the worker left to the full decoder or to this thread is done again from
+        // its input as sent, which the worker hands back; other inputs become spares.
+        const again = message.error && job && ((job.kind === "decode" && needsFullDecoder(message.error)) || message.error.kind === ENCODER_UNAVAILABLE);
+        if (message.spare) {
+          if (again) job.copy = new Uint8Array(message.spare, 0, job.sentLength);
+          else this.#keepSpare(message.spare);
+        }
         if (!job) return;
         this.#jobs.delete(message.id);
         slot.inflight--;

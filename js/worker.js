@@ -59,7 +59,7 @@ port.listen(async (message) => {
   const { id, kind, config, bytes, shape, options } = message;
   if (kind === "encode") {
     if (!(await encoderStarted)) {
-      port.post({ id, error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE } });
+      port.post({ id, error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE }, spare: bytes.buffer }, [bytes.buffer]);
       return;
     }
   } else if (fullStarted) await fullStarted;

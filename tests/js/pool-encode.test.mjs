@@ -137,8 +137,11 @@ test("pool.encode: a worker whose encoder does not load leaves its chunks to the
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/no-encoder-worker.mjs", import.meta.url) });
   try {
     const data = samples(32, 32, 3);
-    const streams = await Promise.all(Array.from({ length: 5 }, () => handle.pool.encode(ycbcr420, data, [32, 32, 3])));
-    for (const stream of streams) assert.ok(same(stream, encode(ycbcr420, data, [32, 32, 3])));
+    const inputs = Array.from({ length: 5 }, () => data.slice());
+    const pending = inputs.map((input) => handle.pool.encode(ycbcr420, input, [32, 32, 3]));
+    await new Promise((resolve) => setImmediate(resolve)); // encode() has taken them all
+    for (const input of inputs) input.fill(0); // done here from the copy sent, not from these
+    for (const stream of await Promise.all(pending)) assert.ok(same(stream, encode(ycbcr420, data, [32, 32, 3])));
     assert.equal(handle.pool.mode, "workers");
     assert.equal(handle.pool.stats.encodedHere, 5);
   } finally {

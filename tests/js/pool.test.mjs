@@ -169,6 +169,21 @@ test("pool: a chunk waiting for a worker decodes the bytes as they were when dec
   }
 });
 
+test("pool: chunks asked for while the workers start decode the bytes as they were when decode() was called", async () => {
+  const { gray, stream, expected } = await grayChunk();
+  const handle = register(zarr.registry, { workers: 1 });
+  try {
+    const inputs = Array.from({ length: 5 }, () => stream.slice());
+    const pending = inputs.map((bytes) => handle.pool.decode(gray, bytes, [8, 8])); // the pool starts its worker
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const bytes of inputs) bytes.fill(0);
+    for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);
+    assert.equal(handle.pool.stats.decodedHere, 0);
+  } finally {
+    await handle.close();
+  }
+});
+
 test("pool: chunks waiting for a worker that dies, the only one, decode on the calling thread", { timeout: 20000 }, async () => {
   const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/dying-worker.mjs", import.meta.url) });
