@@ -191,6 +191,31 @@ test("downsampling is 2×2 area averaging (rounded), edges average what exists",
   assert.deepEqual([...d.data], [3, 15, 101, 255]); // (0+2+4+6)/4=3, (10+20)/2=15, (100+101)/2=100.5→101, 255
 });
 
+test("downsampling matches the rounded 2×2 mean on every size parity and channel count", () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+  for (let height = 1; height <= 9; height++) {
+    for (let width = 1; width <= 9; width++) {
+      for (const channels of [1, 3]) {
+        const data = Uint8Array.from({ length: height * width * channels }, random);
+        const d = downsample2x({ data, height, width, channels });
+        assert.deepEqual([d.height, d.width], [Math.ceil(height / 2), Math.ceil(width / 2)]);
+        for (let y = 0; y < d.height; y++) {
+          for (let x = 0; x < d.width; x++) {
+            for (let c = 0; c < channels; c++) {
+              // the mean of the input samples the output sample covers, rounded half up
+              const covered = [];
+              for (const yy of [2 * y, 2 * y + 1]) for (const xx of [2 * x, 2 * x + 1]) if (yy < height && xx < width) covered.push(data[(yy * width + xx) * channels + c]);
+              const mean = covered.reduce((a, b) => a + b, 0) / covered.length;
+              assert.equal(d.data[(y * d.width + x) * channels + c], Math.floor(mean + 0.5), `${height}×${width}×${channels} at (${y}, ${x}, ${c})`);
+            }
+          }
+        }
+      }
+    }
+  }
+});
+
 for (const [label, options, tol] of [
   ["grayscale", { color: "grayscale", quality: 95 }, 40],
   ["ycbcr 4:2:0", { quality: 95 }, 34],
