@@ -1,7 +1,12 @@
 // `zarr-jpeg convert <image> <out.zarr> [options]`: writes a JPEG-compressed OME-Zarr
 // image (see convert.js), with a progress bar on a TTY and a summary at the end.
 // Exit codes: 0 written, 1 conversion failed (bad input, output in the way), 2 usage error.
+import os from "node:os";
 import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "./convert.js";
+
+// --workers' default: a worker for each core but the one the main thread keeps busy (it
+// tiles, decodes PNG input, downsamples and writes), up to 8, which bounds what more could add.
+const DEFAULT_WORKERS = Math.max(0, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
 const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg> <out.zarr> [options]
 
@@ -33,6 +38,8 @@ options:
                      (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
                      watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
                      fewest bytes at equal PSNR on colour; README "Quantisation tables")
+  --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
+                     per core but one, up to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
                      empty directory) that does not hold the input image
   --quiet            no progress or summary
@@ -53,6 +60,7 @@ const VALUE_OPTIONS = {
   "--pixel-size": ["pixelSize", "number"],
   "--unit": ["unit", "string"],
   "--quant-table": ["quantTable", "string"],
+  "--workers": ["workers", "int"],
 };
 const FLAGS = {
   "--overwrite": "overwrite",
@@ -156,6 +164,7 @@ export async function main(argv) {
   const bar = progressBar(process.stderr);
   try {
     const summary = await convert(args.input, args.output, {
+      workers: DEFAULT_WORKERS,
       ...args.options,
       onWarning: (message) => console.error(`zarr-jpeg convert: warning: ${message}`),
       onProgress: quiet || args.flags.json ? undefined : (event) => bar.update(event),

@@ -57,6 +57,12 @@ export interface ConvertOptions {
   restartIntervals?: boolean;
   trellis?: boolean;
   quantTable?: QuantTable;
+  /**
+   * Encode (and decode level 0 for the PSNR) in this many worker_threads, 0 to 256 (default
+   * 0: on the calling thread; the CLI's default is a worker per core but one, up to 8). The store
+   * written is the same either way.
+   */
+  workers?: number;
   /** Replace `output` if it is a Zarr store or an empty directory that does not hold the input. */
   overwrite?: boolean;
   onProgress?: (event: ConvertProgress) => void;
@@ -95,6 +101,8 @@ export interface ConvertSummary {
   /** PSNR of level 0 against the input, dB (Infinity when identical). */
   psnr: number;
   seconds: number;
+  /** Worker threads that encoded the chunks: `workers`, or 0 where they could not start (then this thread did). */
+  workers: number;
   warnings: string[];
 }
 

@@ -15,6 +15,7 @@ import path from "node:path";
 import { init, encode, decode, validateConfig } from "./loader.js";
 import { encodeOptionsProblem } from "./options.js";
 import { readImageFile, ImageInputError } from "./image-input.js";
+import { CodecPool } from "./pool.js";
 
 /** A conversion the converter refuses (bad option, unusable input, output in the way). */
 export class ConvertError extends Error {
@@ -35,6 +36,10 @@ export const SUBSAMPLING = Object.freeze({
 export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });
 
 const MAX_JPEG_SIDE = 65535;
+const MAX_WORKERS = 256; // as register()
+// Chunks being encoded at once per worker (the rest of a level waits): enough to keep the
+// workers busy while this thread tiles and writes, few enough to bound the tiles in memory.
+const CHUNKS_IN_FLIGHT_PER_WORKER = 8;
 const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not stored
 
 // ------------------------------------------------------------------ options
@@ -62,7 +67,7 @@ function ownOptions(options) {
 export function resolveOptions(options, channels) {
   options = ownOptions(options);
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -138,8 +143,12 @@ export function resolveOptions(options, channels) {
   };
   const problem = encodeOptionsProblem(encodeOptions);
   if (problem) throw new ConvertError(problem);
+  const workers = options.workers ?? 0;
+  if (!(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
+    throw new ConvertError(`workers must be a whole number from 0 to ${MAX_WORKERS}, got ${JSON.stringify(workers)}`);
+  }
   return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions, components: color === "grayscale" ? 1 : 3, mcu };
+    encodeOptions, workers, components: color === "grayscale" ? 1 : 3, mcu };
 }
 
 /** The MCU of a (normalised) configuration: 8·v_max rows by 8·h_max columns. */
@@ -415,6 +424,7 @@ function checkReplaceable(target, output, input) {
  * @param output the store directory to create (must not exist unless `overwrite`)
  * @param options `{ quality=95, color, subsampling="4:2:0", chunk=256, shard, levels, channelAxis="first",
  *   name, pixelSize, unit, restartIntervals=true, trellis=false, quantTable="annex-k" (encode()'s options),
+ *   workers=0 (encode in this many worker_threads; the same output),
  *   overwrite (replaces a Zarr store or an empty directory, never one that holds the input), onProgress(event),
  *   onWarning(message) }`
  * @returns a summary: levels, bytes, compression ratio, PSNR of level 0, seconds, warnings
@@ -485,6 +495,9 @@ export async function convert(input, output, options = {}) {
     fs.writeFileSync(file, bytes);
     bytesWritten += bytes.length;
   };
+  // Encoding (and level 0's check decode) in worker_threads when asked: the same streams.
+  const pool = plan.workers > 0 ? new CodecPool({ size: plan.workers }) : null;
+  let workersUsed = 0;
   try {
     fs.mkdirSync(temp);
     write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));
@@ -503,11 +516,20 @@ export async function convert(input, output, options = {}) {
       rawBytes += levelRaw;
       let levelBytes = 0;
       let levelChunks = 0;
-      const encodeChunk = (cy, cx) => {
+      // A chunk's stream (and, at level 0, its error against the image): in the pool's
+      // workers when there are any, else here.
+      const encodeChunk = async (cy, cx) => {
         const samples = tile(current, cy * ch, cx * cw, ch, cw);
-        const bytes = encode(plan.config, samples, shape, plan.encodeOptions);
-        if (level === 0) {
-          const e = squaredError(current, cy * ch, cx * cw, ch, cw, decode(plan.config, bytes, shape));
+        const bytes = pool
+          ? await pool.encode(plan.config, samples, shape, plan.encodeOptions, { readWhenSent: true })
+          : encode(plan.config, samples, shape, plan.encodeOptions);
+        const decoded = level === 0 ? (pool ? await pool.decode(plan.config, bytes, shape) : decode(plan.config, bytes, shape)) : null;
+        return { bytes, decoded };
+      };
+      // Each chunk as it is done, in order: its error, sizes and progress.
+      const chunkDone = (cy, cx, { bytes, decoded }) => {
+        if (decoded) {
+          const e = squaredError(current, cy * ch, cx * cw, ch, cw, decoded);
           error0.sum += e.sum;
           error0.count += e.count;
         }
@@ -516,50 +538,70 @@ export async function convert(input, output, options = {}) {
         chunksDone++;
         return bytes;
       };
+      // The chunks in the order they are stored (row by row, or shard by shard), with at most
+      // `inFlight` being encoded at once; `store(cy, cx, bytes)` gets them in that order.
+      const order = [];
+      let shards = null;
       if (!grid.shard) {
-        for (let cy = 0; cy < grid.chunks[0]; cy++) {
-          for (let cx = 0; cx < grid.chunks[1]; cx++) {
-            const file = path.join(dir, chunkKey(plan, cy, cx));
-            fs.mkdirSync(path.dirname(file), { recursive: true });
-            write(file, encodeChunk(cy, cx));
-            progress({ phase: "chunk", level, levelChunksDone: levelChunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
-            if (chunksDone % 8 === 0) await tick();
-          }
-        }
+        for (let cy = 0; cy < grid.chunks[0]; cy++) for (let cx = 0; cx < grid.chunks[1]; cx++) order.push([cy, cx]);
       } else {
         const [sh, sw] = grid.shard;
-        const per = [sh / ch, sw / cw];
-        const shards = [Math.ceil(levelShapes[level][0] / sh), Math.ceil(levelShapes[level][1] / sw)];
-        for (let sy = 0; sy < shards[0]; sy++) {
-          for (let sx = 0; sx < shards[1]; sx++) {
-            const parts = [];
-            const index = new BigUint64Array(per[0] * per[1] * 2).fill(EMPTY);
-            let offset = 0;
-            for (let iy = 0; iy < per[0]; iy++) {
-              for (let ix = 0; ix < per[1]; ix++) {
-                const cy = sy * per[0] + iy;
-                const cx = sx * per[1] + ix;
-                if (cy >= grid.chunks[0] || cx >= grid.chunks[1]) continue; // outside the array: not stored
-                const bytes = encodeChunk(cy, cx);
-                const at = 2 * (iy * per[1] + ix); // C order over the shard's chunk grid (channel axis has 1 chunk)
-                index[at] = BigInt(offset);
-                index[at + 1] = BigInt(bytes.length);
-                parts.push(bytes);
-                offset += bytes.length;
-                progress({ phase: "chunk", level, levelChunksDone: levelChunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
-                if (chunksDone % 8 === 0) await tick();
+        shards = { per: [sh / ch, sw / cw], count: [Math.ceil(levelShapes[level][0] / sh), Math.ceil(levelShapes[level][1] / sw)] };
+        for (let sy = 0; sy < shards.count[0]; sy++) {
+          for (let sx = 0; sx < shards.count[1]; sx++) {
+            for (let iy = 0; iy < shards.per[0]; iy++) {
+              for (let ix = 0; ix < shards.per[1]; ix++) {
+                const cy = sy * shards.per[0] + iy;
+                const cx = sx * shards.per[1] + ix;
+                // outside the array: not stored
+                if (cy < grid.chunks[0] && cx < grid.chunks[1]) order.push([cy, cx]);
               }
             }
-            const indexBytes = new Uint8Array(index.buffer); // little-endian on every platform Node runs on
-            const view = new DataView(new ArrayBuffer(4));
-            view.setUint32(0, crc32c(indexBytes), true);
-            const shardBytes = Buffer.concat([...parts, indexBytes, new Uint8Array(view.buffer)]);
-            const file = path.join(dir, chunkKey(plan, sy, sx));
-            fs.mkdirSync(path.dirname(file), { recursive: true });
-            write(file, shardBytes);
           }
         }
       }
+      // A shard being assembled: its chunks' streams and index, written when its last chunk is in.
+      let shard = null;
+      const writeShard = () => {
+        const indexBytes = new Uint8Array(shard.index.buffer); // little-endian on every platform Node runs on
+        const view = new DataView(new ArrayBuffer(4));
+        view.setUint32(0, crc32c(indexBytes), true);
+        const file = path.join(dir, chunkKey(plan, shard.sy, shard.sx));
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        write(file, Buffer.concat([...shard.parts, indexBytes, new Uint8Array(view.buffer)]));
+        shard = null;
+      };
+      const store = (cy, cx, bytes) => {
+        if (!shards) {
+          const file = path.join(dir, chunkKey(plan, cy, cx));
+          fs.mkdirSync(path.dirname(file), { recursive: true });
+          write(file, bytes);
+          return;
+        }
+        const [sy, sx] = [Math.floor(cy / shards.per[0]), Math.floor(cx / shards.per[1])];
+        if (shard && (shard.sy !== sy || shard.sx !== sx)) writeShard();
+        shard ??= { sy, sx, parts: [], offset: 0, index: new BigUint64Array(shards.per[0] * shards.per[1] * 2).fill(EMPTY) };
+        const at = 2 * ((cy - sy * shards.per[0]) * shards.per[1] + (cx - sx * shards.per[1])); // C order over the shard's chunk grid (channel axis has 1 chunk)
+        shard.index[at] = BigInt(shard.offset);
+        shard.index[at + 1] = BigInt(bytes.length);
+        shard.parts.push(bytes);
+        shard.offset += bytes.length;
+      };
+      const inFlight = pool ? plan.workers * CHUNKS_IN_FLIGHT_PER_WORKER : 1;
+      const pending = [];
+      for (let k = 0; k < order.length || pending.length > 0; ) {
+        while (k < order.length && pending.length < inFlight) {
+          const [cy, cx] = order[k++];
+          const result = encodeChunk(cy, cx);
+          result.catch(() => {}); // (awaited below, in order; one that fails after an earlier one is not reported)
+          pending.push([cy, cx, result]);
+        }
+        const [cy, cx, result] = pending.shift();
+        store(cy, cx, chunkDone(cy, cx, await result));
+        progress({ phase: "chunk", level, levelChunksDone: levelChunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
+        if (!pool && chunksDone % 8 === 0) await tick(); // (with a pool, the awaits above let other work in)
+      }
+      if (shard) writeShard();
       chunkBytes += levelBytes;
       summaryLevels.push({
         path: String(level),
@@ -588,6 +630,9 @@ export async function convert(input, output, options = {}) {
       // (the error that stopped the conversion is the one to report)
     }
     throw fileSystemError(error, output);
+  } finally {
+    if (pool?.mode === "workers") workersUsed = plan.workers;
+    await pool?.close();
   }
   const mse = error0.sum / error0.count;
   const psnr = mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
@@ -607,6 +652,7 @@ export async function convert(input, output, options = {}) {
     level0Ratio: summaryLevels[0].ratio,
     psnr,
     seconds: (performance.now() - started) / 1000,
+    workers: workersUsed,
     warnings,
   };
 }

@@ -687,3 +687,43 @@ test("quantTable: { quantTable: \"flat\" } or --quant-table flat writes chunks w
   assert.equal(parseArgs(["a.png", "b.zarr", "--quant-table=ms-ssim"]).options.quantTable, "ms-ssim");
   assert.equal(parseArgs(["a.png", "b.zarr"]).options.quantTable, undefined);
 });
+
+/** Every file under `dir`, by relative path → bytes. */
+function files(dir) {
+  const out = new Map();
+  for (const rel of fs.readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, rel);
+    if (fs.statSync(p).isFile()) out.set(rel, fs.readFileSync(p));
+  }
+  return out;
+}
+
+test("workers: the store written with worker_threads is byte for byte the one written without", async () => {
+  const cases = [
+    ["ycbcr 4:2:0", { data: rgbImage(100, 90), shape: [100, 90, 3] }, { chunk: 16 }],
+    ["ycbcr 4:2:0 in shards", { data: rgbImage(100, 90), shape: [100, 90, 3] }, { chunk: 16, shard: 32, quality: 80 }],
+    ["grayscale, trellis", { data: grayImage(70, 130), shape: [70, 130] }, { chunk: 32, trellis: true }],
+  ];
+  for (const [label, input, options] of cases) {
+    const [a, b] = [out("threads0"), out("threads2")];
+    const plain = await convert(input, a, { ...options, workers: 0 });
+    const pooled = await convert(input, b, { ...options, workers: 2 });
+    assert.ok(plain.chunks > 8, label);
+    assert.deepEqual([plain.workers, pooled.workers], [0, 2], `${label}: encoded in two worker threads`);
+    assert.equal(pooled.psnr, plain.psnr, `${label}: the same PSNR`);
+    assert.equal(pooled.encodedBytes, plain.encodedBytes, label);
+    const [fa, fb] = [files(a), files(b)];
+    assert.deepEqual([...fb.keys()].sort(), [...fa.keys()].sort(), `${label}: the same files`);
+    for (const [rel, bytes] of fa) assert.ok(bytes.equals(fb.get(rel)), `${label}: ${rel}`);
+  }
+});
+
+test("workers: a count other than a whole number from 0 to 256 is refused before anything is written", async () => {
+  for (const workers of [-1, 1.5, "2", 257]) {
+    const target = out("bad-workers");
+    await assert.rejects(convert({ data: grayImage(16, 16), shape: [16, 16] }, target, { workers }), (e) => e instanceof ConvertError && /workers must be a whole number from 0 to 256/.test(e.message), String(workers));
+    assert.equal(fs.existsSync(target), false);
+  }
+  assert.deepEqual(parseArgs(["a.png", "b.zarr", "--workers", "3"]).options.workers, 3);
+  assert.match(parseArgs(["a.png", "b.zarr", "--workers", "many"]).error, /--workers must be an integer/);
+});
