@@ -339,14 +339,14 @@ export class CodecPool {
     return this.#workers;
   }
 
-  // Once per pool: decoding on the calling thread instead of in workers is what a
-  // bundler that does not emit the worker script (esbuild) leads to, and would go unseen.
+  // Once per pool: decoding and encoding on the calling thread instead of in workers is what
+  // a bundler that does not emit the worker script (esbuild) leads to, and would go unseen.
   #warnFallback() {
     if (this.#warned) return;
     this.#warned = true;
     console.warn(
-      `jpeg: the decode pool's workers could not start from ${workerScriptName(this.#url)} ` +
-        `(${this.#startFailure ?? "unknown reason"}); decoding on the calling thread instead. ` +
+      `jpeg: the pool's workers could not start from ${workerScriptName(this.#url)} ` +
+        `(${this.#startFailure ?? "unknown reason"}); decoding and encoding on the calling thread instead. ` +
         "A bundler that does not emit the worker script (e.g. esbuild) needs register()'s workerUrl: " +
         'see the zarr-jpeg README, "Workers and bundlers".',
     );

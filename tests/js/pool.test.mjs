@@ -276,8 +276,8 @@ test("visible fallback: an unloadable worker script decodes on the calling threa
     await handle.close();
   }
   assert.equal(warnings.length, 1, warnings.join("\n"));
-  assert.ok(warnings[0].startsWith(`jpeg: the decode pool's workers could not start from ${url.href} (`), warnings[0]);
-  assert.match(warnings[0], /decoding on the calling thread instead/);
+  assert.ok(warnings[0].startsWith(`jpeg: the pool's workers could not start from ${url.href} (`), warnings[0]);
+  assert.match(warnings[0], /decoding and encoding on the calling thread instead/);
   assert.match(warnings[0], /workerUrl: see the zarr-jpeg README, "Workers and bundlers"/);
 });
 
