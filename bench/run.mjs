@@ -494,12 +494,12 @@ async function rateDistortion(ours, img) {
   }
 }
 
-// End-to-end zarrita read (4096² RGB, 256² chunks), with and without the worker pool. The
-// script is another helper's (bench/zarrita-blocking.mjs, standalone: `node
-// bench/zarrita-blocking.mjs [workers] [rounds] --browser`); it runs here as a child process
-// and its output lines are stored, with wall times parsed and the pool's speed-up computed:
-// in Node from memory, and in headless Chromium from a local HTTP server (FetchStore) and
-// from memory.
+// End-to-end zarrita read (4096² RGB, 256² chunks), with and without the worker pool, and
+// write. The script is another helper's (bench/zarrita-blocking.mjs, standalone: `node
+// bench/zarrita-blocking.mjs [workers] [rounds] --browser`, and `--write` for writes); it
+// runs here as a child process and its output lines are stored, with wall times parsed and
+// the pool's speed-up computed: reads in Node from memory, and in headless Chromium from a
+// local HTTP server (FetchStore) and from memory; writes (zarr.set) in Node.
 function zarritaHook() {
   const file = path.join(here, "zarrita-blocking.mjs");
   if (flag("--no-zarrita")) return { skipped: "--no-zarrita" };
@@ -507,25 +507,32 @@ function zarritaHook() {
   if (!fs.existsSync(file)) return { skipped: "bench/zarrita-blocking.mjs not present" };
   const workers = String(os.availableParallelism?.() ?? os.cpus().length);
   const rounds = quick ? "1" : "3";
-  let stdout;
-  try {
-    stdout = execFileSync(process.execPath, [file, workers, rounds, "--browser"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
-  } catch (e) {
-    return { script: "bench/zarrita-blocking.mjs", error: String(e.stderr || e.message).slice(0, 2000), stdout: String(e.stdout ?? "") };
-  }
-  const lines = stdout.split("\n").filter(Boolean);
+  const runs = [
+    [[workers, rounds, "--browser"], ""],
+    [[workers, rounds, "--write"], "Node, write: "],
+  ];
+  const lines = [];
   const rows = [];
-  for (const l of lines) {
-    // Node: "no pool (main thread): wall …"; Chromium: "http   no pool (main thread): wall …"
-    const m = /^(?:(http|memory)\s+)?(no pool|pool[^(]*?)\s*\(([^)]*)\): wall (\d+(?:\.\d+)?) ms/.exec(l.trim());
-    if (!m) continue;
-    const num = (re) => Number((re.exec(l) ?? [])[1]);
-    rows.push({
-      name: `${m[1] ? `Chromium, ${m[1]}: ` : ""}${m[2].trim()} (${m[3]})`,
-      wallMs: Number(m[4]),
-      longestBlockMs: num(/(?:longest main-thread block|long tasks?, longest) (\d+(?:\.\d+)?) ms/),
-      totalBlockingMs: num(/total blocking time (\d+(?:\.\d+)?) ms/),
-    });
+  for (const [args, prefix] of runs) {
+    let stdout;
+    try {
+      stdout = execFileSync(process.execPath, [file, ...args], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 600_000 });
+    } catch (e) {
+      return { script: `bench/zarrita-blocking.mjs ${args.join(" ")}`, error: String(e.stderr || e.message).slice(0, 2000), stdout: String(e.stdout ?? "") };
+    }
+    for (const l of stdout.split("\n").filter(Boolean)) {
+      lines.push(l);
+      // Node: "no pool (main thread): wall …"; Chromium: "http   no pool (main thread): wall …"
+      const m = /^(?:(http|memory)\s+)?(no pool|pool[^(]*?)\s*\(([^)]*)\): wall (\d+(?:\.\d+)?) ms/.exec(l.trim());
+      if (!m) continue;
+      const num = (re) => Number((re.exec(l) ?? [])[1]);
+      rows.push({
+        name: `${prefix}${m[1] ? `Chromium, ${m[1]}: ` : ""}${m[2].trim()} (${m[3]})`,
+        wallMs: Number(m[4]),
+        longestBlockMs: num(/(?:longest main-thread block|long tasks?, longest) (\d+(?:\.\d+)?) ms/),
+        totalBlockingMs: num(/total blocking time (\d+(?:\.\d+)?) ms/),
+      });
+    }
   }
   const speedup = (prefix) => {
     const base = rows.find((r) => r.name.startsWith(`${prefix}no pool`));
@@ -533,13 +540,14 @@ function zarritaHook() {
     return base && pool ? Number((base.wallMs / pool.wallMs).toFixed(3)) : null;
   };
   return {
-    script: `bench/zarrita-blocking.mjs ${workers} ${rounds} --browser`,
-    runtime: "Node from memory (the first two rows); headless Chromium from a local HTTP server (FetchStore) and from memory; 4096×4096×3 uint8, 256² chunks, 4:2:0 q90",
+    script: runs.map(([args]) => `bench/zarrita-blocking.mjs ${args.join(" ")}`).join("; "),
+    runtime: "reads: Node from memory (the first two rows), headless Chromium from a local HTTP server (FetchStore) and from memory; writes (zarr.set): Node, into memory; 4096×4096×3 uint8, 256² chunks, 4:2:0 q90",
     lines,
     rows,
     poolSpeedup: speedup(""),
     poolSpeedupChromiumHttp: speedup("Chromium, http: "),
     poolSpeedupChromiumMemory: speedup("Chromium, memory: "),
+    poolSpeedupWrite: speedup("Node, write: "),
   };
 }
 
