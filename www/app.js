@@ -10,7 +10,7 @@ const workers = Math.max(1, Math.min(4, (navigator.hardwareConcurrency || 2) - 1
 const codecs = register(zarr.registry, { workers });
 
 const viewer = new Viewer($("#canvas"));
-const inspector = new Inspector($("#inspector"));
+const inspector = new Inspector($("#inspector"), { pool: codecs.pool });
 let current = null;
 let openToken = 0;
 

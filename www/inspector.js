@@ -67,8 +67,10 @@ function curveParts(name) {
 }
 
 export class Inspector {
-  constructor(root) {
+  /** `pool`: register()'s worker pool, if any, which computes the rate–distortion curves. */
+  constructor(root, { pool = null } = {}) {
     this.root = root;
+    this.pool = pool;
     this.$ = (sel) => root.querySelector(sel);
     this.region = null;
     this.rdToken = 0;
@@ -215,11 +217,16 @@ export class Inspector {
     else this.#drawChart();
   }
 
-  #measure(config, options) {
+  /** The region's samples as `config` encodes them, and their shape. */
+  #input(config) {
     const { samples, h, w, C } = this.region;
     const channels = config.encoded_color_space === "grayscale" ? 1 : 3;
     const input = C === 3 && channels === 1 ? toLuma(samples) : samples;
-    const shape = channels === 3 ? [h, w, 3] : [h, w];
+    return { input, channels, shape: channels === 3 ? [h, w, 3] : [h, w] };
+  }
+
+  #measure(config, options) {
+    const { input, channels, shape } = this.#input(config);
     const t0 = performance.now();
     const bytes = encode(config, input, shape, options);
     const t1 = performance.now();
@@ -253,13 +260,28 @@ export class Inspector {
       if (this.rdCache.has(key)) continue;
       const { setting, options } = curveParts(name);
       const [color, sub] = setting.split(" ");
-      const points = [];
-      for (const quality of RD_QUALITIES) {
-        await tick();
+      const configAt = (quality) => ({ quality, encoded_color_space: color, ...(sub ? { subsampling: SUBSAMPLING[sub] } : {}) });
+      let points;
+      if (this.pool) {
+        // All of a curve's qualities at once in the pool's workers, off this thread.
+        points = await Promise.all(
+          RD_QUALITIES.map(async (quality) => {
+            const config = configAt(quality);
+            const { input, shape } = this.#input(config);
+            const bytes = await this.pool.encode(config, input, shape, options);
+            const decoded = await this.pool.decode(config, bytes, shape);
+            return { quality, bytes: bytes.length, psnr: psnr(decoded, input).psnr };
+          }),
+        );
         if (token !== this.rdToken) return;
-        const config = { quality, encoded_color_space: color, ...(sub ? { subsampling: SUBSAMPLING[sub] } : {}) };
-        const m = this.#measure(config, options);
-        points.push({ quality, bytes: m.bytes, psnr: m.psnr });
+      } else {
+        points = [];
+        for (const quality of RD_QUALITIES) {
+          await tick();
+          if (token !== this.rdToken) return;
+          const m = this.#measure(configAt(quality), options);
+          points.push({ quality, bytes: m.bytes, psnr: m.psnr });
+        }
       }
       this.rdCache.set(key, points);
       this.#drawChart();
