@@ -113,6 +113,16 @@ const MAX_SPARE_BYTES = 16 << 20;
 // …and at most this many (each copy searches them): enough for every chunk in flight.
 const MAX_SPARES = 64;
 
+// Hands a worker a module compiled here, under `key`; where it cannot be cloned, sends null
+// and the worker compiles its own, of the same variant.
+function postModule(worker, key, module, simd) {
+  try {
+    worker.post({ [key]: module, simd });
+  } catch {
+    worker.post({ [key]: null, simd });
+  }
+}
+
 function rebuildError({ message, kind }) {
   const error = new Error(message);
   if (kind !== undefined) error.kind = kind;
@@ -266,14 +276,8 @@ export class CodecPool {
     const slot = job.slot;
     try {
       if (job.kind === "encode" && !slot.encoder) {
-        // Before its first encode, the worker gets the encoder compiled here (or, where the
-        // module cannot be cloned, compiles its own of the same variant).
-        const simd = codecUsesSimd();
-        try {
-          slot.worker.post({ encoder: compiledWasmModule(), simd });
-        } catch {
-          slot.worker.post({ encoder: null, simd });
-        }
+        // before its first encode
+        postModule(slot.worker, "encoder", compiledWasmModule(), codecUsesSimd());
         slot.encoder = true;
       }
       const copy = job.copy ?? this.#copyOf(bytes);
@@ -310,13 +314,7 @@ export class CodecPool {
       if (!slot.fullDecoder) {
         slot.fullDecoder = true;
         this.stats.fullDecoderWorkers++;
-        const simd = fullDecoderUsesSimd();
-        try {
-          slot.worker.post({ fullDecoder: compiledFullDecoderModule(), simd });
-        } catch {
-          // The module could not be cloned here: the worker compiles its own, of the same variant.
-          slot.worker.post({ fullDecoder: null, simd });
-        }
+        postModule(slot.worker, "fullDecoder", compiledFullDecoderModule(), fullDecoderUsesSimd());
       }
       this.#post(id, job);
     } catch (error) {
@@ -381,11 +379,13 @@ export class CodecPool {
           return resolve(message.ready ? slot : null);
         }
         const job = this.#jobs.get(message.id);
-        // A chunk the worker left to the full decoder or to this thread is done again from
-        // its input as sent, which the worker hands back; other inputs become spares.
-        const again = message.error && job && ((job.kind === "decode" && needsFullDecoder(message.error)) || message.error.kind === ENCODER_UNAVAILABLE);
+        // The chunk left to the full decoder, or to this thread (the encoder did not load there).
+        const needsFull = Boolean(message.error && job?.kind === "decode" && needsFullDecoder(message.error));
+        const noEncoder = message.error?.kind === ENCODER_UNAVAILABLE;
         if (message.spare) {
-          if (again) job.copy = new Uint8Array(message.spare, 0, job.sentLength);
+          // Such a chunk is done again from its input as sent, which the worker hands back;
+          // other inputs become spares.
+          if (job && (needsFull || noEncoder)) job.copy = new Uint8Array(message.spare, 0, job.sentLength);
           else this.#keepSpare(message.spare);
         }
         if (!job) return;
@@ -393,10 +393,10 @@ export class CodecPool {
         slot.inflight--;
         this.#sendWaiting(slot);
         if (slot.inflight === 0) worker.unref();
-        if (message.error && job.kind === "decode" && needsFullDecoder(message.error)) {
+        if (needsFull) {
           if (!job.retried) this.#retryWithFullDecoder(message.id, job);
           else job.resolve(this.#here(job));
-        } else if (message.error?.kind === ENCODER_UNAVAILABLE) job.resolve(this.#here(job));
+        } else if (noEncoder) job.resolve(this.#here(job));
         else if (message.error) job.reject(rebuildError(message.error));
         else job.resolve(message.data);
       });
@@ -409,12 +409,7 @@ export class CodecPool {
       };
       worker.on("error", fail);
       worker.on("exit", fail);
-      try {
-        worker.post({ module: compiledDecoderModule(), simd: decoderUsesSimd() });
-      } catch {
-        // The module could not be cloned here: the worker compiles its own, of the same variant.
-        worker.post({ simd: decoderUsesSimd() });
-      }
+      postModule(worker, "module", compiledDecoderModule(), decoderUsesSimd());
     });
   }
 

@@ -57,17 +57,18 @@ port.listen(async (message) => {
   }
   await started;
   const { id, kind, config, bytes, shape, options } = message;
+  // Every answer hands the input's buffer back too, for the pool's next copy.
+  const answer = (fields, transfer = []) => port.post({ id, ...fields, spare: bytes.buffer }, [...transfer, bytes.buffer]);
   if (kind === "encode") {
     if (!(await encoderStarted)) {
-      port.post({ id, error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE }, spare: bytes.buffer }, [bytes.buffer]);
+      answer({ error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE } });
       return;
     }
   } else if (fullStarted) await fullStarted;
   try {
     const data = kind === "encode" ? encode(config, bytes, shape, options) : decode(config, bytes, shape);
-    // The input's buffer goes back too, for the pool's next copy.
-    port.post({ id, data, spare: bytes.buffer }, [data.buffer, bytes.buffer]);
+    answer({ data }, [data.buffer]);
   } catch (error) {
-    port.post({ id, error: { message: String(error?.message ?? error), kind: error?.kind }, spare: bytes.buffer }, [bytes.buffer]);
+    answer({ error: { message: String(error?.message ?? error), kind: error?.kind } });
   }
 });
