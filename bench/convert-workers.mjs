@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ihcMosaic } from "./lib/images.mjs";
+import { storeFiles } from "../tests/js/helpers/store-files.mjs";
 
 const rounds = Number(process.argv[2] ?? 3);
 const counts = (process.argv[3] ?? "0,1,2").split(",").map(Number);
@@ -24,16 +25,6 @@ const jpegFile = path.join(dir, "ihc.jpg");
 fs.writeFileSync(jpegFile, encode({ quality: 95, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] }, samples, [N, N, 3]));
 const inputs = { samples: { data: samples, shape: [N, N, 3] }, "JPEG file": jpegFile };
 
-/** Every file of a store, by relative path → bytes, to compare stores. */
-function files(store) {
-  const out = new Map();
-  for (const rel of fs.readdirSync(store, { recursive: true })) {
-    const p = path.join(store, rel);
-    if (fs.statSync(p).isFile()) out.set(rel, fs.readFileSync(p));
-  }
-  return out;
-}
-
 console.log(`node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg()[0].toFixed(1)}; ihc tiled to ${N}², default options (q95 4:2:0, 256² chunks, 5 levels); median of ${rounds}, s\n`);
 console.log(`| input | ${counts.map((c) => `${c} workers`).join(" | ")} |\n| --- |${counts.map(() => " ---: |").join("")}`);
 try {
@@ -45,7 +36,7 @@ try {
         const store = path.join(dir, `out-${workers}.zarr`);
         const summary = await convert(input, store, { workers, overwrite: true });
         if (summary.workers !== workers) throw new Error(`asked for ${workers} workers, encoded in ${summary.workers}`);
-        const written = files(store);
+        const written = storeFiles(store);
         reference ??= written;
         for (const [rel, bytes] of reference) if (!bytes.equals(written.get(rel))) throw new Error(`${name}: ${rel} differs with ${workers} workers`);
         if (r > 0) seconds.get(workers).push(summary.seconds);

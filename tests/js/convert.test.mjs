@@ -21,6 +21,7 @@ import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary,
 import { parseArgs } from "../../dist/convert-cli.js";
 import { readImageFile, decodeImage, ImageInputError } from "../../dist/image-input.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
+import { storeFiles } from "./helpers/store-files.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 register(zarr.registry);
@@ -688,16 +689,6 @@ test("quantTable: { quantTable: \"flat\" } or --quant-table flat writes chunks w
   assert.equal(parseArgs(["a.png", "b.zarr"]).options.quantTable, undefined);
 });
 
-/** Every file under `dir`, by relative path → bytes. */
-function files(dir) {
-  const out = new Map();
-  for (const rel of fs.readdirSync(dir, { recursive: true })) {
-    const p = path.join(dir, rel);
-    if (fs.statSync(p).isFile()) out.set(rel, fs.readFileSync(p));
-  }
-  return out;
-}
-
 test("workers: the store written with worker_threads is byte for byte the one written without", async () => {
   const cases = [
     ["ycbcr 4:2:0", { data: rgbImage(100, 90), shape: [100, 90, 3] }, { chunk: 16 }],
@@ -712,7 +703,7 @@ test("workers: the store written with worker_threads is byte for byte the one wr
     assert.deepEqual([plain.workers, pooled.workers], [0, 2], `${label}: encoded in two worker threads`);
     assert.equal(pooled.psnr, plain.psnr, `${label}: the same PSNR`);
     assert.equal(pooled.encodedBytes, plain.encodedBytes, label);
-    const [fa, fb] = [files(a), files(b)];
+    const [fa, fb] = [storeFiles(a), storeFiles(b)];
     assert.deepEqual([...fb.keys()].sort(), [...fa.keys()].sort(), `${label}: the same files`);
     for (const [rel, bytes] of fa) assert.ok(bytes.equals(fb.get(rel)), `${label}: ${rel}`);
   }
