@@ -82,7 +82,7 @@ pub enum StoredColorSpace {
 pub fn decode(config: &JpegConfig, stream: &[u8], shape: &[u64]) -> Result<Vec<u8>> {
     let layout = ChunkLayout::for_config(shape, config)?;
     let (header, stored) = check_stream(stream, &layout)?;
-    let mut out = vec![0u8; layout.sample_count()];
+    let mut out = decoded_chunk_buffer(layout.sample_count())?;
     decode_checked(
         config,
         stream,
@@ -136,6 +136,19 @@ pub fn zeroed_bytes(len: usize, what: &str) -> Result<Vec<u8>> {
     }
     bytes.resize(len, 0);
     Ok(bytes)
+}
+
+/// A buffer for a whole decoded chunk, or an error saying it is too large for memory in
+/// one piece (where the decoder must hold the whole chunk; `decode_to_sink` on the baseline
+/// path does not).
+fn decoded_chunk_buffer(len: usize) -> Result<Vec<u8>> {
+    zeroed_bytes(len, "").map_err(|_| {
+        CodecError::unsupported(format!(
+            "decoding this stream holds the whole decoded chunk, {} bytes, in memory, more than \
+             this platform's memory can take in one piece (WebAssembly: 2 GiB)",
+            Int::of(len)
+        ))
+    })
 }
 
 /// Decodes `stream` into `out`, which must hold exactly the chunk's samples.
@@ -350,13 +363,16 @@ fn decode_samples(
         let convert = convert.unwrap_or(|_| {});
         match out {
             Out::Slice(out) => {
-                run_zune(stream, layout, zune_out, out)?;
+                run_zune(stream, layout, header, zune_out, out)?;
                 convert(out);
                 Ok(())
             }
             Out::Sink(sink) => {
-                let mut whole = vec![0u8; layout.sample_count()];
-                run_zune(stream, layout, zune_out, &mut whole)?;
+                // before the chunk's buffer is made (and written): an image too large fails
+                // at once
+                reserve_for_zune(header, layout.sample_count())?;
+                let mut whole = decoded_chunk_buffer(layout.sample_count())?;
+                run_zune(stream, layout, header, zune_out, &mut whole)?;
                 convert(&mut whole);
                 sink.write(0, &whole);
                 Ok(())
@@ -375,9 +391,11 @@ fn decode_samples(
 fn run_zune(
     stream: &[u8],
     layout: &ChunkLayout,
+    header: &StreamHeader,
     zune_out: ColorSpace,
     out: &mut [u8],
 ) -> Result<()> {
+    reserve_for_zune(header, 0)?;
     let options = DecoderOptions::default()
         .set_max_width(usize::from(layout.width))
         .set_max_height(usize::from(layout.height))
@@ -391,6 +409,85 @@ fn run_zune(
             out.len()
         )),
     })
+}
+
+/// The sizes in bytes of the largest buffers zune-jpeg allocates for `header`: a
+/// progressive stream (or one that codes its components in separate scans) keeps every
+/// component's coefficients, as `i16`, until its last scan (`mcu_prog.rs`, `mcu.rs`); the
+/// rows of MCUs that every stream needs are small beside the chunk.
+#[cfg(feature = "full-decoder")]
+pub fn zune_buffer_sizes(header: &StreamHeader) -> Vec<u64> {
+    let (width, height) = (u64::from(header.width), u64::from(header.height));
+    let largest = |factor: fn(&markers::ComponentSpec) -> u8| {
+        header.components.iter().map(|c| u64::from(factor(c))).max().unwrap_or(1).max(1)
+    };
+    let (h_max, v_max) = (largest(|c| c.horizontal), largest(|c| c.vertical));
+    let whole_image = header.process == CodingProcess::Progressive
+        || usize::from(header.first_scan_components) < header.components.len();
+    let mut sizes = Vec::new();
+    let mut rows = 0;
+    for c in &header.components {
+        let (h, v) = (u64::from(c.horizontal), u64::from(c.vertical));
+        // samples of the component padded to whole MCUs (of the largest factors; a lone
+        // component's, which zune reads as 8 × 8 blocks whatever its factors, the larger)
+        let interleaved_width = width.div_ceil(8 * h_max) * 8 * h;
+        let interleaved_height = height.div_ceil(8 * v_max) * 8 * v;
+        let (padded_width, padded_height) = if header.components.len() == 1 {
+            let blocks_width = width.div_ceil(8) * 8;
+            let blocks_height = height.div_ceil(8) * 8;
+            (interleaved_width.max(blocks_width), interleaved_height.max(blocks_height))
+        } else {
+            (interleaved_width, interleaved_height)
+        };
+        if whole_image {
+            sizes.push(2 * padded_width * padded_height);
+        }
+        // a row of MCUs as coefficients, its up-sampled rows and the row above (generously)
+        rows += 16 * padded_width * v * 8;
+    }
+    sizes.push(rows);
+    sizes
+}
+
+/// Reserves, and frees, the memory zune-jpeg is about to allocate (after `first` bytes for
+/// the decoded chunk, if the caller is about to allocate them), so that an image too large
+/// for it is an error that says so rather than an allocation failure inside zune (an
+/// abort, which is a trap in wasm, where memory ends at 4 GiB). The allocator keeps the
+/// freed memory, and the buffers, allocated in the same order, are served from it.
+#[cfg(feature = "full-decoder")]
+fn reserve_for_zune(header: &StreamHeader, first: usize) -> Result<()> {
+    let mut sizes = zune_buffer_sizes(header);
+    if first > 0 {
+        sizes.insert(0, first as u64);
+    }
+    let mut held: Vec<Vec<u8>> = Vec::new();
+    if held.try_reserve_exact(sizes.len()).is_err() {
+        return Err(too_large_for_zune(header, &sizes));
+    }
+    for &size in &sizes {
+        let mut buffer = Vec::new();
+        match usize::try_from(size) {
+            Ok(size) if buffer.try_reserve_exact(size).is_ok() => held.push(buffer),
+            _ => return Err(too_large_for_zune(header, &sizes)),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(feature = "full-decoder")]
+fn too_large_for_zune(header: &StreamHeader, sizes: &[u64]) -> CodecError {
+    let kind = if header.process == CodingProcess::Progressive {
+        "progressive stream, whose coefficients the decoder holds until its last scan,"
+    } else {
+        "stream"
+    };
+    CodecError::unsupported(format!(
+        "decoding this {} × {} (height × width) {kind} needs {} bytes of memory, more than \
+         this platform's memory can take (WebAssembly: 4 GiB in all, 2 GiB in one piece)",
+        Int(header.height.into()),
+        Int(header.width.into()),
+        Int(sizes.iter().sum())
+    ))
 }
 
 /// The Adobe APP14 marker first, as the spec says it indicates the stored colour space:

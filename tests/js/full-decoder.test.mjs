@@ -16,6 +16,10 @@ import {
 } from "../../dist/index.js";
 import { PROGRESSIVE, BASELINE } from "./helpers/progressive.mjs";
 import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
+import { flatProgressive } from "./helpers/flat-progressive.mjs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const NEEDS = (f) => (error) => {
   assert.ok(error instanceof Error, String(error));
@@ -59,4 +63,55 @@ test("after initFullDecoder(): decode() and decodeInto() retry there and match l
   assert.throws(() => decode(f.config, f.bytes, [48, 61, 3]), (e) => e.kind === "StreamMismatch");
   assert.throws(() => decode(f.config, f.bytes.subarray(0, f.bytes.length - 40), f.shape), (e) => e.kind === "CorruptStream");
   assert.equal(typeof usesSimd(), "boolean");
+});
+
+// zune-jpeg holds a progressive stream's coefficients, 2 bytes per sample of every
+// component, until its last scan, and an allocation that fails in wasm is a trap. A few MB
+// of stream can claim an image whose decoding takes more memory than wasm has (4 GiB; 2 GiB
+// in one piece): the decoder reserves what it will need first and refuses such an image by
+// name, and the instance goes on decoding.
+test("a progressive stream too large for wasm memory is refused by name, without a trap", async () => {
+  await initFullDecoder();
+  const YCC444 = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[1, 1], [1, 1], [1, 1]] };
+  const GRAY = { quality: 90, encoded_color_space: "grayscale" };
+  // The hand-written streams are ones libjpeg-turbo reads: mid-grey, as ours.
+  const dir = mkdtempSync(join(tmpdir(), "zarr-jpeg-flat-"));
+  try {
+    for (const [config, sampling, shape] of [
+      [YCC444, [[1, 1], [1, 1], [1, 1]], [80, 96, 3]],
+      [{ ...YCC444, subsampling: [[2, 2], [1, 1], [1, 1]] }, [[2, 2], [1, 1], [1, 1]], [47, 61, 3]],
+      [GRAY, [[1, 1]], [47, 61]],
+    ]) {
+      const stream = flatProgressive(shape[1], shape[0], sampling);
+      const file = join(dir, `flat-${shape.join("x")}.jpg`);
+      writeFileSync(file, stream);
+      const samples = decode(config, stream, shape);
+      assertLikeDjpeg(samples, file);
+      assert.ok(samples.every((v) => v === 128), `${file}: mid-grey`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const cases = [
+    // 4 MB of stream; the coefficients alone would take 4.06 GB
+    { size: 26000, needs: /needs 6093984000 bytes of memory/ },
+    // 5 MB; the decoded chunk alone is 2.7 GB, more than one allocation can take
+    { size: 30000, needs: /needs 8111520000 bytes of memory/ },
+  ];
+  for (const { size, needs } of cases) {
+    const stream = flatProgressive(size, size, [[1, 1], [1, 1], [1, 1]]);
+    const check = (error) => {
+      assert.ok(error instanceof Error, String(error));
+      assert.doesNotMatch(error.message, /trapped/, `${size}²: ${error.message}`);
+      assert.equal(error.kind, "UnsupportedStream", `${size}²: ${error.message}`);
+      assert.match(error.message, new RegExp(`^jpeg: unsupported JPEG stream: decoding this ${size} × ${size} \\(height × width\\) progressive stream`));
+      assert.match(error.message, needs);
+      assert.match(error.message, /more than this platform's memory can take \(WebAssembly: 4 GiB in all, 2 GiB in one piece\)/);
+      return true;
+    };
+    assert.throws(() => decode(YCC444, stream, [size, size, 3]), check);
+    await assert.rejects(decodeAsync(YCC444, stream, [size, size, 3]), check);
+  }
+  // The same instance decodes on.
+  for (const f of PROGRESSIVE) assertLikeDjpeg(decode(f.config, f.bytes, f.shape), f.path, `${f.file} afterwards`);
 });

@@ -1,0 +1,155 @@
+//! Before zune-jpeg decodes a stream (the full decoder), `src/decode.rs` reserves what
+//! zune will allocate, `decode::zune_buffer_sizes`, so that an image too large for memory
+//! is an error naming the problem instead of an allocation failure inside zune, which
+//! aborts (a trap in wasm: `tests/js/full-decoder.test.mjs` checks that side). The
+//! reservation only helps if it covers zune's allocations: this test counts every byte
+//! zune allocates while it decodes each stream, and checks the reservation against them.
+#![cfg(all(not(target_arch = "wasm32"), feature = "full-decoder"))]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use zarr_jpeg::decode::zune_buffer_sizes;
+use zarr_jpeg::markers::read_header;
+use zune_jpeg::zune_core::bytestream::ZCursor;
+use zune_jpeg::zune_core::colorspace::ColorSpace;
+use zune_jpeg::zune_core::options::DecoderOptions;
+use zune_jpeg::JpegDecoder;
+
+/// The system allocator, counting the bytes in use and their peak.
+struct Counting;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
+            PEAK.fetch_max(now, Ordering::SeqCst);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        IN_USE.fetch_sub(layout.size(), Ordering::SeqCst);
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, new_size) };
+        if !q.is_null() {
+            // counted as both at once, as a moving realloc briefly holds both
+            let now = IN_USE.fetch_add(new_size, Ordering::SeqCst) + new_size;
+            PEAK.fetch_max(now, Ordering::SeqCst);
+            IN_USE.fetch_sub(layout.size(), Ordering::SeqCst);
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// A progressive stream of a flat mid-grey image, written by hand: one DC scan of every
+/// component, each block's DC difference 0 coded in one bit. The smallest stream the
+/// decoder accepts for an image of that size, so the kind a hostile chunk would use.
+pub fn flat_progressive(width: u16, height: u16, sampling: &[(u8, u8)]) -> Vec<u8> {
+    let mut s = vec![0xFF, 0xD8];
+    // one quantisation table of 1s
+    s.extend([0xFF, 0xDB, 0, 67, 0]);
+    s.extend([1u8; 64]);
+    // SOF2
+    let n = sampling.len() as u8;
+    s.extend([0xFF, 0xC2, 0, 8 + 3 * n, 8]);
+    s.extend(height.to_be_bytes());
+    s.extend(width.to_be_bytes());
+    s.push(n);
+    for (i, &(h, v)) in sampling.iter().enumerate() {
+        s.extend([i as u8 + 1, h << 4 | v, 0]);
+    }
+    // a DC table with one code, '0', for category 0
+    s.extend([0xFF, 0xC4, 0, 20, 0x00, 1]);
+    s.extend([0u8; 15]);
+    s.push(0);
+    // the DC scan of every component
+    s.extend([0xFF, 0xDA, 0, 6 + 2 * n, n]);
+    for i in 0..n {
+        s.extend([i + 1, 0x00]);
+    }
+    s.extend([0, 0, 0]);
+    let (w, h) = (u64::from(width), u64::from(height));
+    let blocks: u64 = if n == 1 {
+        w.div_ceil(8) * h.div_ceil(8)
+    } else {
+        let h_max = u64::from(sampling.iter().map(|f| f.0).max().unwrap());
+        let v_max = u64::from(sampling.iter().map(|f| f.1).max().unwrap());
+        let per_mcu: u64 = sampling.iter().map(|&(h, v)| u64::from(h) * u64::from(v)).sum();
+        w.div_ceil(8 * h_max) * h.div_ceil(8 * v_max) * per_mcu
+    };
+    s.extend(std::iter::repeat_n(0u8, (blocks / 8) as usize));
+    if blocks % 8 != 0 {
+        s.push(0xFF >> (blocks % 8)); // the last byte's unused bits are 1s
+    }
+    s.extend([0xFF, 0xD9]);
+    s
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The bytes zune-jpeg allocates at its peak while decoding `stream` into an output
+/// allocated beforehand, as `run_zune` in src/decode.rs calls it.
+fn zune_peak(stream: &[u8], out: &mut [u8], colour: ColorSpace) -> usize {
+    let options = DecoderOptions::default()
+        .set_strict_mode(true)
+        .jpeg_set_out_colorspace(colour);
+    let before = IN_USE.load(Ordering::SeqCst);
+    PEAK.store(before, Ordering::SeqCst);
+    let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
+    decoder.decode_headers().unwrap();
+    assert_eq!(decoder.output_buffer_size(), Some(out.len()));
+    decoder.decode_into(out).unwrap();
+    drop(decoder);
+    PEAK.load(Ordering::SeqCst) - before
+}
+
+// One test function: the counts are process-wide, so nothing else may allocate meanwhile.
+#[test]
+fn reservation_covers_what_zune_allocates() {
+    let mut cases: Vec<(String, Vec<u8>, usize)> = vec![
+        ("gray_progressive_q90_cjpeg_61x47.jpg".into(), fixture("gray_progressive_q90_cjpeg_61x47.jpg"), 1),
+        ("ycc420_progressive_q90_cjpeg_61x47.jpg".into(), fixture("ycc420_progressive_q90_cjpeg_61x47.jpg"), 3),
+        ("ycc420_progressive_q90_pil_61x47.jpg".into(), fixture("ycc420_progressive_q90_pil_61x47.jpg"), 3),
+        ("ycc420_q90_cjpeg_61x47.jpg (baseline)".into(), fixture("ycc420_q90_cjpeg_61x47.jpg"), 3),
+    ];
+    let samplings: [&[(u8, u8)]; 7] = [
+        &[(1, 1)],
+        &[(1, 1), (1, 1), (1, 1)],
+        &[(2, 2), (1, 1), (1, 1)],
+        &[(2, 1), (1, 1), (1, 1)],
+        &[(1, 2), (1, 1), (1, 1)],
+        &[(4, 1), (1, 1), (1, 1)],
+        &[(4, 2), (1, 1), (1, 1)],
+    ];
+    for sampling in samplings {
+        for (width, height) in [(61, 47), (1000, 700), (2049, 1023)] {
+            let stream = flat_progressive(width, height, sampling);
+            cases.push((format!("flat {width}×{height} {sampling:?}"), stream, sampling.len()));
+        }
+    }
+    for (name, stream, components) in cases {
+        let header = read_header(&stream).unwrap();
+        let samples = usize::from(header.width) * usize::from(header.height) * components;
+        let mut out = vec![0u8; samples];
+        let colour = if components == 1 { ColorSpace::Luma } else { ColorSpace::RGB };
+        let peak = zune_peak(&stream, &mut out, colour) as u64;
+        let reserved: u64 = zune_buffer_sizes(&header).iter().sum();
+        assert!(peak <= reserved, "{name}: zune allocated {peak} bytes at its peak, more than the {reserved} reserved");
+        // and not so much more that images zune could decode would be refused
+        assert!(reserved <= peak + peak / 4 + (64 << 10), "{name}: {reserved} bytes reserved for zune's {peak}");
+        if name.starts_with("flat") {
+            assert!(out.iter().all(|&s| s == 128), "{name}: a flat stream decodes to mid-grey");
+        }
+    }
+}
