@@ -1354,8 +1354,8 @@ impl<W: JfifWrite> Encoder<W> {
         }
         // One byte more: the coder reads each token as 4 bytes.
         Ok(TokenRow {
-            tokens: tokens[..3 * nt + 1].to_vec(),
-            raw: raw[..nr].to_vec(),
+            tokens: try_copy(&tokens[..3 * nt + 1])?,
+            raw: try_copy(&raw[..nr])?,
             mcu_ends,
         })
     }
@@ -1367,12 +1367,14 @@ impl<W: JfifWrite> Encoder<W> {
         let codes = token_codes(&self.huffman_tables);
         if restart_interval == 0 {
             for row in coded {
+                self.writer.reserve_for(row)?;
                 self.writer.write_tokens(&row.tokens, &mut row.raw.chunks_exact(63), &codes)?;
             }
         } else {
             let mut restarts = 0;
             let mut restarts_to_go = restart_interval;
             for row in coded {
+                self.writer.reserve_for(row)?;
                 let mut raw = row.raw.chunks_exact(63);
                 let mut start = 0;
                 for &end in &row.mcu_ends {
@@ -1710,13 +1712,26 @@ pub(crate) fn get_block_averaged(
 /// the flag, and its 63 AC coefficients in `raw` (coded as `write_block` codes them). So a
 /// block takes at most 129 bytes here; the old buffer held 128 per block, and the whole
 /// image as samples besides.
-struct TokenRow {
+pub(crate) struct TokenRow {
     /// 3 bytes per token, and one more byte (the coder reads 4 bytes per token).
-    tokens: Vec<u8>,
-    raw: Vec<i16>,
+    pub(crate) tokens: Vec<u8>,
+    pub(crate) raw: Vec<i16>,
     /// With restart intervals, where each MCU's tokens end (in tokens).
     mcu_ends: Vec<usize>,
 }
+
+/// [zarr-jpeg patch] A copy of `s`, or an error where memory cannot hold it: the tokens of a
+/// whole image are kept until its Huffman tables are built, and an allocation that fails
+/// aborts (a trap in wasm).
+fn try_copy<T: Copy>(s: &[T]) -> Result<Vec<T>, EncodingError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(s.len()).map_err(|_| EncodingError::Write(OUT_OF_MEMORY.into()))?;
+    v.extend_from_slice(s);
+    Ok(v)
+}
+
+/// [zarr-jpeg patch] The message of the error above.
+pub(crate) const OUT_OF_MEMORY: &str = "out of memory";
 
 /// [zarr-jpeg patch] `OP::encode_block`, compiled once for all its callers (the SIMD
 /// kernel is large; a call per block costs little beside it); with `trellis` (the AC code

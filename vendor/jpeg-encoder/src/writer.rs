@@ -86,6 +86,13 @@ pub trait JfifWrite {
     ///
     /// Return an error if the data can't be written
     fn write_all(&mut self, buf: &[u8]) -> Result<(), EncodingError>;
+
+    /// [zarr-jpeg patch] Makes room for `additional` more bytes, or fails where memory
+    /// cannot hold them (a growth that fails in `write_all` aborts: a trap in wasm).
+    fn reserve(&mut self, additional: usize) -> Result<(), EncodingError> {
+        let _ = additional;
+        Ok(())
+    }
 }
 
 #[cfg(not(feature = "std"))]
@@ -93,6 +100,10 @@ impl<W: JfifWrite + ?Sized> JfifWrite for &mut W {
     #[inline]
     fn write_all(&mut self, buf: &[u8]) -> Result<(), EncodingError> {
         (**self).write_all(buf)
+    }
+
+    fn reserve(&mut self, additional: usize) -> Result<(), EncodingError> {
+        (**self).reserve(additional)
     }
 }
 
@@ -103,6 +114,11 @@ impl JfifWrite for alloc::vec::Vec<u8> {
     fn write_all(&mut self, buf: &[u8]) -> Result<(), EncodingError> {
         self.extend_from_slice(buf);
         Ok(())
+    }
+
+    fn reserve(&mut self, additional: usize) -> Result<(), EncodingError> {
+        self.try_reserve(additional)
+            .map_err(|_| EncodingError::Write(crate::encoder::OUT_OF_MEMORY.into()))
     }
 }
 
@@ -133,6 +149,13 @@ impl<W: JfifWrite> JfifWriter<W> {
     #[inline(always)]
     pub fn write(&mut self, buf: &[u8]) -> Result<(), EncodingError> {
         self.w.write_all(buf)
+    }
+
+    /// [zarr-jpeg patch] Room for the code of a row of tokens, fallibly (see
+    /// `JfifWrite::reserve`): a token codes at most 27 bits, a raw coefficient 26, and
+    /// each byte may be stuffed.
+    pub(crate) fn reserve_for(&mut self, row: &crate::encoder::TokenRow) -> Result<(), EncodingError> {
+        self.w.reserve(3 * row.tokens.len() + 7 * row.raw.len() + 16)
     }
 
     #[inline(always)]
