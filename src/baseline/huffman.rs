@@ -426,12 +426,13 @@ impl FastScan {
     /// stream); `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
     #[inline(never)]
     pub(crate) fn new(scan: &[u8]) -> Result<FastScan, Abandon> {
-        let mut data = scan.to_vec();
         // bit positions (8 per byte, plus what a broken row may read past the end) must fit
-        // a usize with room to spare: 256 MB on wasm32
-        if data.len() >= usize::MAX / 16 {
+        // a usize with room to spare: 256 MB on wasm32 (checked before the copy, which
+        // could otherwise take the rest of memory)
+        if scan.len() >= usize::MAX / 16 {
             return Err(Abandon);
         }
+        let mut data = scan.to_vec();
         let mut seg_ends = Vec::new();
         let (mut r, mut w) = (0, 0);
         loop {
