@@ -66,19 +66,6 @@ unsafe impl GlobalAlloc for Capped {
 #[global_allocator]
 static ALLOCATOR: Capped = Capped;
 
-/// Uniform noise: nearly every block is stored raw among the tokens, the most they take.
-fn noise(len: usize) -> Vec<u8> {
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 32) as u8
-        })
-        .collect()
-}
-
 /// What an encode with `options` allocates at its peak, beyond what was in use before.
 fn peak_of(run: impl FnOnce()) -> usize {
     let before = IN_USE.load(Ordering::SeqCst);
@@ -99,7 +86,8 @@ fn running_out_of_memory_while_encoding_is_an_error() {
     let (mut refused, mut fitted) = (0, 0);
     for (json, shape) in cases {
         let config = common::config(json);
-        let samples = noise(shape.iter().product::<u64>() as usize);
+        // uniform noise: nearly every block is stored raw among the tokens, the most they take
+        let samples = common::noise(shape.iter().product::<u64>() as usize, 7);
         for restart_intervals in [true, false] {
             let options = EncodeOptions { restart_intervals, ..EncodeOptions::default() };
             let encode = || encode_from_with_options(&config, &samples.as_slice(), &shape, &options);

@@ -6,6 +6,8 @@
 //! zune allocates while it decodes each stream, and checks the reservation against them.
 #![cfg(all(not(target_arch = "wasm32"), feature = "full-decoder"))]
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -50,50 +52,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// A progressive stream of a flat mid-grey image, written by hand: one DC scan of every
-/// component, each block's DC difference 0 coded in one bit. The smallest stream the
-/// decoder accepts for an image of that size, so the kind a hostile chunk would use.
-pub fn flat_progressive(width: u16, height: u16, sampling: &[(u8, u8)]) -> Vec<u8> {
-    let mut s = vec![0xFF, 0xD8];
-    // one quantisation table of 1s
-    s.extend([0xFF, 0xDB, 0, 67, 0]);
-    s.extend([1u8; 64]);
-    // SOF2
-    let n = sampling.len() as u8;
-    s.extend([0xFF, 0xC2, 0, 8 + 3 * n, 8]);
-    s.extend(height.to_be_bytes());
-    s.extend(width.to_be_bytes());
-    s.push(n);
-    for (i, &(h, v)) in sampling.iter().enumerate() {
-        s.extend([i as u8 + 1, h << 4 | v, 0]);
-    }
-    // a DC table with one code, '0', for category 0
-    s.extend([0xFF, 0xC4, 0, 20, 0x00, 1]);
-    s.extend([0u8; 15]);
-    s.push(0);
-    // the DC scan of every component
-    s.extend([0xFF, 0xDA, 0, 6 + 2 * n, n]);
-    for i in 0..n {
-        s.extend([i + 1, 0x00]);
-    }
-    s.extend([0, 0, 0]);
-    let (w, h) = (u64::from(width), u64::from(height));
-    let blocks: u64 = if n == 1 {
-        w.div_ceil(8) * h.div_ceil(8)
-    } else {
-        let h_max = u64::from(sampling.iter().map(|f| f.0).max().unwrap());
-        let v_max = u64::from(sampling.iter().map(|f| f.1).max().unwrap());
-        let per_mcu: u64 = sampling.iter().map(|&(h, v)| u64::from(h) * u64::from(v)).sum();
-        w.div_ceil(8 * h_max) * h.div_ceil(8 * v_max) * per_mcu
-    };
-    s.extend(std::iter::repeat_n(0u8, (blocks / 8) as usize));
-    if blocks % 8 != 0 {
-        s.push(0xFF >> (blocks % 8)); // the last byte's unused bits are 1s
-    }
-    s.extend([0xFF, 0xD9]);
-    s
-}
-
 fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
@@ -134,7 +92,7 @@ fn reservation_covers_what_zune_allocates() {
     ];
     for sampling in samplings {
         for (width, height) in [(61, 47), (1000, 700), (2049, 1023)] {
-            let stream = flat_progressive(width, height, sampling);
+            let stream = common::flat_progressive(width, height, sampling);
             cases.push((format!("flat {width}×{height} {sampling:?}"), stream, sampling.len()));
         }
     }
