@@ -442,8 +442,10 @@ pub fn zune_buffer_sizes(header: &StreamHeader) -> Vec<u64> {
         if whole_image {
             sizes.push(2 * padded_width * padded_height);
         }
-        // a row of MCUs as coefficients, its up-sampled rows and the row above (generously)
-        rows += 16 * padded_width * v * 8;
+        // a row of MCUs as coefficients, its up-sampled rows and the row above (generously;
+        // zune reads a lone component's factors as 1)
+        let row_v = if header.components.len() == 1 { 1 } else { v };
+        rows += 16 * padded_width * row_v * 8;
     }
     sizes.push(rows);
     sizes

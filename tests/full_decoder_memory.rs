@@ -81,8 +81,11 @@ fn reservation_covers_what_zune_allocates() {
         ("ycc420_progressive_q90_pil_61x47.jpg".into(), fixture("ycc420_progressive_q90_pil_61x47.jpg"), 3),
         ("ycc420_q90_cjpeg_61x47.jpg (baseline)".into(), fixture("ycc420_q90_cjpeg_61x47.jpg"), 3),
     ];
-    let samplings: [&[(u8, u8)]; 7] = [
+    let samplings: [&[(u8, u8)]; 9] = [
         &[(1, 1)],
+        // a lone component's factors mean nothing (T.81 A.2.2), but zune pads by them
+        &[(2, 2)],
+        &[(1, 4)],
         &[(1, 1), (1, 1), (1, 1)],
         &[(2, 2), (1, 1), (1, 1)],
         &[(2, 1), (1, 1), (1, 1)],
