@@ -340,8 +340,11 @@ fn decode_samples(
         ColorSpace::RGB if !zune_sees_rgb => baseline::Output::YcbcrToRgb,
         _ => baseline::Output::Copy,
     };
+    let separate_scans = usize::from(header.first_scan_components) < header.components.len();
     let deferred = if header.process == CodingProcess::Progressive {
         baseline::Defer("a progressive stream (SOF2)")
+    } else if separate_scans {
+        baseline::Defer("components coded in separate scans")
     } else if !baseline_enabled() {
         baseline::Defer("switched off for a test")
     } else {
@@ -360,6 +363,9 @@ fn decode_samples(
     #[cfg(feature = "full-decoder")]
     {
         let _ = deferred;
+        if separate_scans && header.process != CodingProcess::Progressive {
+            check_separate_scans(stream, header)?;
+        }
         let convert = convert.unwrap_or(|_| {});
         match out {
             Out::Slice(out) => {
@@ -409,6 +415,56 @@ fn run_zune(
             out.len()
         )),
     })
+}
+
+/// The scans of a sequential stream that codes its components in separate scans (as
+/// libjpeg's `cjpeg -scans` and the jpeg-encoder crate's optimised colour do), in the forms
+/// zune-jpeg decodes rightly (with vendor/PATCHES.md's zune-jpeg section on such scans;
+/// `tests/interop.rs` checks them against libjpeg-turbo): the first scan starts with the
+/// first component, and a scan of several components has none sampled more finely than
+/// the others (zune places such a scan's blocks as if each had factors 1 × 1). Other forms
+/// are refused by name rather than decoded wrongly.
+#[cfg(feature = "full-decoder")]
+fn check_separate_scans(stream: &[u8], header: &StreamHeader) -> Result<()> {
+    let index_of = |id: u8| header.components.iter().position(|c| c.id == id);
+    let mut pos = 2;
+    let mut first = true;
+    loop {
+        let (marker, after) = markers::next_marker(stream, pos)?;
+        match marker {
+            0xD9 => return Ok(()),
+            0x01 | 0xD0..=0xD7 => {
+                pos = after;
+                continue;
+            }
+            _ => {}
+        }
+        let (payload, next) = markers::segment(stream, after, marker)?;
+        pos = next;
+        if marker != 0xDA {
+            continue;
+        }
+        let count = usize::from(*payload.first().unwrap_or(&0));
+        let ids = payload.get(1..1 + 2 * count).unwrap_or(&[]).iter().step_by(2);
+        let scan: Vec<usize> = ids.filter_map(|&id| index_of(id)).collect();
+        if first && scan.first() != Some(&0) {
+            return Err(CodecError::unsupported(
+                "a sequential stream whose first scan does not start with the first component is \
+                 not supported by this decoder",
+            ));
+        }
+        let subsampled = |&i: &usize| {
+            header.components.get(i).is_some_and(|c| (c.horizontal, c.vertical) != (1, 1))
+        };
+        if scan.len() > 1 && scan.iter().any(subsampled) {
+            return Err(CodecError::unsupported(
+                "a sequential stream with a scan that interleaves some of its components, one of \
+                 them with sampling factors other than 1 × 1, is not supported by this decoder",
+            ));
+        }
+        first = false;
+        pos = markers::entropy_coded_end(stream, pos);
+    }
 }
 
 /// The sizes in bytes of the largest buffers zune-jpeg allocates for `header`: a
@@ -527,9 +583,9 @@ pub fn stored_color_space(header: &StreamHeader) -> Result<StoredColorSpace> {
 /// Sampling layouts this decoder reconstructs correctly; the others are rejected by name
 /// rather than decoded wrongly:
 /// - factors 1, 2 or 4 that divide the largest factor, at most 10 blocks per MCU (T.81 B.2.3);
-/// - the first (luma) component has the largest factors (zune-jpeg upsamples relative to it);
-/// - colour components in one interleaved scan unless the stream is progressive
-///   (zune-jpeg 0.5.15 misplaces block rows of sequential separate-component scans).
+/// - the first (luma) component has the largest factors (zune-jpeg upsamples relative to it).
+///
+/// (Sequential streams that code components in separate scans: `check_separate_scans`.)
 fn check_sampling(header: &StreamHeader) -> Result<()> {
     if header.components.len() == 1 {
         return Ok(());
@@ -590,15 +646,6 @@ fn check_sampling(header: &StreamHeader) -> Result<()> {
         return Err(CodecError::unsupported(format!(
             "sampling factors {} are not supported by this decoder: a later component is sampled \
              more finely than the first",
-            describe()
-        )));
-    }
-    let separate_scans = usize::from(header.first_scan_components) < header.components.len();
-    if separate_scans && header.process != CodingProcess::Progressive {
-        return Err(CodecError::unsupported(format!(
-            "a sequential (non-progressive) colour stream that codes its components in separate \
-             scans (sampling {}) is not supported by this decoder; re-encode it with one \
-             interleaved scan",
             describe()
         )));
     }

@@ -99,6 +99,16 @@ fn reservation_covers_what_zune_allocates() {
             cases.push((format!("flat {width}×{height} {sampling:?}"), stream, sampling.len()));
         }
     }
+    // sequential streams that code their components in separate scans (`cjpeg -scans`),
+    // which zune also keeps whole until the last scan
+    let scans = std::env::temp_dir().join(format!("zarr-jpeg-memory-scans-{}.txt", std::process::id()));
+    std::fs::write(&scans, "0;\n1;\n2;\n").unwrap();
+    let image = common::ihc().tile(300, 500, 0, 0);
+    for sample in ["2x2", "1x1", "4x2"] {
+        let stream = common::cjpeg(&image, &["-quality", "90", "-sample", sample, "-scans", scans.to_str().unwrap()]);
+        cases.push((format!("cjpeg -scans, 500×300 {sample}"), stream, 3));
+    }
+    std::fs::remove_file(&scans).ok();
     for (name, stream, components) in cases {
         let header = read_header(&stream).unwrap();
         let samples = usize::from(header.width) * usize::from(header.height) * components;

@@ -173,36 +173,63 @@ const REJECTED_BY_DESIGN: &[(&str, &str)] = &[
 ];
 
 #[test]
-fn separate_scan_colour_streams_are_rejected_not_misdecoded() {
-    // Valid baseline streams that code Y, Cb and Cr in three scans (libjpeg-turbo's
-    // `cjpeg -scans`): zune-jpeg 0.5.15 misplaces block rows of such scans, so the
-    // decoder refuses them rather than return wrong samples.
-    let image = ihc().tile(9, 35, 0, 0);
+fn separate_scan_colour_streams_decode_like_libjpeg_turbo_or_are_refused_by_name() {
+    // Valid sequential streams that code their components in several scans (libjpeg-turbo's
+    // `cjpeg -scans`; the jpeg-encoder crate writes optimised colour so). zune-jpeg 0.5.15
+    // skipped rows of such scans (vendor/PATCHES.md, zune-jpeg section on separate scans);
+    // with the patch every form the decoder accepts must match libjpeg-turbo, and the forms
+    // zune still cannot place are refused by name, never decoded wrongly.
     let dir = std::env::temp_dir().join(format!("zarr-jpeg-scans-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let scans = dir.join("scans.txt");
-    std::fs::write(&scans, "0;\n1;\n2;\n").unwrap();
-    let scans = scans.to_str().unwrap();
-    for sample in ["2x2", "4x1", "1x1"] {
-        let stream = cjpeg(
-            &image,
-            &["-quality", "90", "-sample", sample, "-scans", scans],
-        );
-        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
-        assert_eq!(
-            (header.first_scan_components, header.process),
-            (1, zarr_jpeg::markers::CodingProcess::Baseline)
-        );
-        assert!(psnr(&djpeg(&stream).samples, &image.samples) > 30.0);
-        let err = zarr_jpeg::decode(
-            &config(r#"{"quality": 90, "encoded_color_space": "rgb"}"#),
-            &stream,
-            &image.shape(),
-        )
-        .unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::UnsupportedStream);
-        assert!(err.to_string().contains("separate scans"), "{err}");
+    let script = |name: &str, text: &str| {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file.to_str().unwrap().to_string()
+    };
+    // (scan script, decodes?): one scan per component in frame order or not, Y alone then
+    // Cb and Cr together, and the two forms refused (first scan not Y; Y with Cb in a scan)
+    let scripts = [
+        (script("y-cb-cr.txt", "0;\n1;\n2;\n"), true),
+        (script("y-cr-cb.txt", "0;\n2;\n1;\n"), true),
+        (script("y-cbcr.txt", "0;\n1 2;\n"), true),
+        (script("cb-y-cr.txt", "1;\n0;\n2;\n"), false),
+        (script("ycb-cr.txt", "0 1;\n2;\n"), false),
+    ];
+    let config = config(r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#);
+    let mut decoded = 0;
+    for (height, width) in [(9, 35), (47, 61), (33, 17), (1, 1), (136, 200)] {
+        let image = ihc().tile(height, width, 0, 0);
+        for sample in ["1x1", "2x1", "1x2", "2x2", "4x1", "1x4", "4x2", "2x4"] {
+            for (scans, decodes) in &scripts {
+                for restart in [None, Some("1")] {
+                    let mut args = vec!["-quality", "90", "-sample", sample, "-scans", scans.as_str()];
+                    if let Some(rows) = restart {
+                        args.extend(["-restart", rows]);
+                    }
+                    let stream = cjpeg(&image, &args);
+                    let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+                    assert!(usize::from(header.first_scan_components) < 3, "{args:?}: one scan");
+                    let what = format!("{width}×{height} {args:?}");
+                    // a scan of Y with Cb is refused only where a factor is not 1 × 1
+                    let refused = !decodes && !(scans.ends_with("ycb-cr.txt") && sample == "1x1");
+                    match zarr_jpeg::decode(&config, &stream, &image.shape()) {
+                        Ok(ours) => {
+                            assert!(!refused, "{what}: decoded, expected a refusal");
+                            let reference = djpeg(&stream);
+                            assert!(max_abs_diff(&ours, &reference.samples) <= 4, "{what}: max |ours - djpeg| {}", max_abs_diff(&ours, &reference.samples));
+                            decoded += 1;
+                        }
+                        Err(err) => {
+                            assert!(refused, "{what}: {err}");
+                            assert_eq!(err.kind(), ErrorKind::UnsupportedStream, "{what}: {err}");
+                            assert!(err.to_string().contains("a sequential stream"), "{what}: {err}");
+                        }
+                    }
+                }
+            }
+        }
     }
+    assert_eq!(decoded, 5 * 8 * 2 * 3 + 5 * 2, "streams decoded");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -17,7 +17,8 @@ import {
 import { PROGRESSIVE, BASELINE } from "./helpers/progressive.mjs";
 import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 import { flatProgressive } from "./helpers/flat-progressive.mjs";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -38,6 +39,16 @@ test("before initFullDecoder(): progressive streams fail with kind NeedsFullDeco
     const out = new Uint8Array(f.shape.reduce((a, b) => a * b)).fill(7);
     assert.throws(() => decodeInto(f.config, f.bytes, f.shape, out), NEEDS(f));
     assert.ok(out.every((v) => v === 7), `${f.file}: out was written`);
+  }
+  // So are sequential streams with components in separate scans, by their own reason.
+  const scans = mkdtempSync(join(tmpdir(), "zarr-jpeg-scans-"));
+  try {
+    writeFileSync(join(scans, "in.ppm"), execFileSync("djpeg", ["-pnm", BASELINE.path]));
+    writeFileSync(join(scans, "scans.txt"), "0;\n1;\n2;\n");
+    const separate = new Uint8Array(execFileSync("cjpeg", ["-quality", "90", "-sample", "2x2", "-scans", join(scans, "scans.txt"), join(scans, "in.ppm")]));
+    assert.throws(() => decode(BASELINE.config, separate, BASELINE.shape), (e) => e.kind === "NeedsFullDecoder" && /\(components coded in separate scans\)/.test(e.message));
+  } finally {
+    rmSync(scans, { recursive: true, force: true });
   }
   // Baseline streams decode with the decoder alone, and nothing loaded the full decoder.
   assertLikeDjpeg(decode(BASELINE.config, BASELINE.bytes, BASELINE.shape), BASELINE.path);
@@ -114,4 +125,40 @@ test("a progressive stream too large for wasm memory is refused by name, without
   }
   // The same instance decodes on.
   for (const f of PROGRESSIVE) assertLikeDjpeg(decode(f.config, f.bytes, f.shape), f.path, `${f.file} afterwards`);
+});
+
+// Sequential streams that code their components in separate scans (cjpeg -scans; the
+// jpeg-encoder crate writes optimised colour so): the decode-only module leaves them to the
+// full decoder, whose patched zune-jpeg decodes them like libjpeg-turbo (tests/interop.rs has
+// the full matrix natively); the forms it cannot place are refused by name.
+test("colour streams with components in separate scans decode like djpeg, in the full decoder", async () => {
+  await initFullDecoder();
+  const YCC420 = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
+  const dir = mkdtempSync(join(tmpdir(), "zarr-jpeg-scans-"));
+  try {
+    // a 61 × 47 RGB image from the 4:2:0 fixture, as cjpeg's PPM input
+    const ppm = join(dir, "in.ppm");
+    writeFileSync(ppm, execFileSync("djpeg", ["-pnm", BASELINE.path]));
+    for (const [name, script, decodes] of [
+      ["y-cb-cr", "0;\n1;\n2;\n", true],
+      ["y-cbcr", "0;\n1 2;\n", true],
+      ["cb-y-cr", "1;\n0;\n2;\n", false],
+    ]) {
+      for (const sample of ["2x2", "1x2", "4x1"]) {
+        const scans = join(dir, `${name}.txt`);
+        writeFileSync(scans, script);
+        const file = join(dir, `${name}-${sample}.jpg`);
+        writeFileSync(file, execFileSync("cjpeg", ["-quality", "90", "-sample", sample, "-scans", scans, ppm]));
+        const bytes = new Uint8Array(readFileSync(file));
+        if (decodes) {
+          assertLikeDjpeg(decode(YCC420, bytes, [47, 61, 3]), file, `${name} ${sample}`);
+          assertLikeDjpeg(await decodeAsync(YCC420, bytes, [47, 61, 3]), file, `${name} ${sample} (decodeAsync)`);
+        } else {
+          assert.throws(() => decode(YCC420, bytes, [47, 61, 3]), (e) => e.kind === "UnsupportedStream" && /first scan does not start with the first component/.test(e.message));
+        }
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -198,7 +198,17 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
 
             trace!("Decoding MCU width: {mcu_width}, height: {mcu_height}");
 
-            for i in 0..mcu_height {
+            // zarr-jpeg: a scan of one component (non-interleaved) codes that component's
+            // own rows of blocks, ceil(height * v / (v_max * 8)) of them (T.81 A.2.2), not
+            // the interleaved MCU rows: with v > 1 there are more
+            let scan_rows = if all_components_in_first_scan {
+                mcu_height
+            } else {
+                let v = self.components[self.z_order[0]].vertical_sample;
+                (usize::from(self.info.height) * v).div_ceil(self.v_max * 8)
+            };
+
+            for i in 0..scan_rows {
                 if stream.overread_by > 0 {
                     pixels.get_mut(pixels_written..).map(|v| v.fill(128));
                     if self.options.strict_mode() {
@@ -281,6 +291,26 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
                         warn!("Got terminate signal, will not process further");
                         pixels.get_mut(pixels_written..).map(|v| v.fill(128));
                         return Ok(());
+                    }
+                }
+            }
+
+            // zarr-jpeg: a scan of one component can finish its rows before the bit reader
+            // has met the marker after them; then find it here, and go on with the next scan
+            // (it was left undecoded: zeros for the components it held)
+            if !all_components_in_first_scan && !stream.seen_eoi {
+                match get_marker(&mut self.stream, &mut stream)? {
+                    Marker::SOS => {
+                        stream.check_not_read_past_end(self.options.strict_mode())?;
+                        self.parse_marker_inner(Marker::SOS)?;
+                        stream.reset();
+                        continue 'sos;
+                    }
+                    Marker::EOI => stream.seen_eoi = true,
+                    marker => {
+                        if self.advance_to_next_sos(marker, &mut stream)? {
+                            continue 'sos;
+                        }
                     }
                 }
             }
@@ -493,8 +523,10 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
 
                 let qt_table = &component.quantization_table;
                 let channel = if PROGRESSIVE {
-                    let offset =
-                        mcu_height * component.width_stride * 8 * component.vertical_sample;
+                    // zarr-jpeg: `mcu_height` is this component's row of blocks, each
+                    // `width_stride * 8` samples (was times its vertical factor, which left
+                    // every other row of a factor-2 component out)
+                    let offset = mcu_height * component.width_stride * 8;
                     // Small stopgap for https://github.com/etemesi254/zune-image/issues/362
                     if offset >= progressive[k].len(){
                         return Err(DecodeErrors::FormatStatic("Would panic on slice iteration"))
@@ -607,6 +639,17 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
 
             if stream.marker.is_some() && stream.bits_left == 0 {
                 break;
+            }
+        }
+
+        // zarr-jpeg: in a scan of one component the bit reader can meet the marker after the
+        // scan (the next SOS) while rows of it are still to decode from what it has read;
+        // acting on it then skipped them (left as zeros). Only after the scan's last row.
+        if PROGRESSIVE && !matches!(stream.marker, Some(Marker::RST(_))) {
+            let v = self.components[z_scans[0]].vertical_sample;
+            let rows = (usize::from(self.info.height) * v).div_ceil(self.v_max * 8);
+            if mcu_height + 1 < rows {
+                return Ok(McuContinuation::Ok);
             }
         }
 
