@@ -340,10 +340,9 @@ fn decode_samples(
         ColorSpace::RGB if !zune_sees_rgb => baseline::Output::YcbcrToRgb,
         _ => baseline::Output::Copy,
     };
-    let separate_scans = usize::from(header.first_scan_components) < header.components.len();
     let deferred = if header.process == CodingProcess::Progressive {
         baseline::Defer("a progressive stream (SOF2)")
-    } else if separate_scans {
+    } else if header.separate_scans() {
         baseline::Defer("components coded in separate scans")
     } else if !baseline_enabled() {
         baseline::Defer("switched off for a test")
@@ -363,22 +362,23 @@ fn decode_samples(
     #[cfg(feature = "full-decoder")]
     {
         let _ = deferred;
-        if separate_scans && header.process != CodingProcess::Progressive {
+        if header.separate_scans() && header.process != CodingProcess::Progressive {
             check_separate_scans(stream, header)?;
         }
         let convert = convert.unwrap_or(|_| {});
+        // Before anything is allocated (the chunk's buffer too, where the decoder must hold
+        // it): an image too large for memory fails at once.
+        let whole_chunk = if matches!(out, Out::Sink(_)) { layout.sample_count() } else { 0 };
+        reserve_for_zune(header, whole_chunk)?;
         match out {
             Out::Slice(out) => {
-                run_zune(stream, layout, header, zune_out, out)?;
+                run_zune(stream, layout, zune_out, out)?;
                 convert(out);
                 Ok(())
             }
             Out::Sink(sink) => {
-                // before the chunk's buffer is made (and written): an image too large fails
-                // at once
-                reserve_for_zune(header, layout.sample_count())?;
-                let mut whole = decoded_chunk_buffer(layout.sample_count())?;
-                run_zune(stream, layout, header, zune_out, &mut whole)?;
+                let mut whole = decoded_chunk_buffer(whole_chunk)?;
+                run_zune(stream, layout, zune_out, &mut whole)?;
                 convert(&mut whole);
                 sink.write(0, &whole);
                 Ok(())
@@ -397,11 +397,9 @@ fn decode_samples(
 fn run_zune(
     stream: &[u8],
     layout: &ChunkLayout,
-    header: &StreamHeader,
     zune_out: ColorSpace,
     out: &mut [u8],
 ) -> Result<()> {
-    reserve_for_zune(header, 0)?;
     let options = DecoderOptions::default()
         .set_max_width(usize::from(layout.width))
         .set_max_height(usize::from(layout.height))
@@ -478,8 +476,7 @@ pub fn zune_buffer_sizes(header: &StreamHeader) -> Vec<u64> {
         header.components.iter().map(|c| u64::from(factor(c))).max().unwrap_or(1).max(1)
     };
     let (h_max, v_max) = (largest(|c| c.horizontal), largest(|c| c.vertical));
-    let whole_image = header.process == CodingProcess::Progressive
-        || usize::from(header.first_scan_components) < header.components.len();
+    let whole_image = header.process == CodingProcess::Progressive || header.separate_scans();
     let mut sizes = Vec::new();
     let mut rows = 0;
     for c in &header.components {

@@ -49,6 +49,11 @@ pub struct StreamHeader {
 }
 
 impl StreamHeader {
+    /// The components are coded in more than one scan (the first scan does not hold them all).
+    pub fn separate_scans(&self) -> bool {
+        usize::from(self.first_scan_components) < self.components.len()
+    }
+
     pub fn ids_are_rgb(&self) -> bool {
         matches!(self.components.as_slice(), [r, g, b] if [r.id, g.id, b.id] == *b"RGB")
     }

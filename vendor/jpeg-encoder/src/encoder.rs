@@ -1367,14 +1367,14 @@ impl<W: JfifWrite> Encoder<W> {
         let codes = token_codes(&self.huffman_tables);
         if restart_interval == 0 {
             for row in coded {
-                self.writer.reserve_for(row)?;
+                self.writer.reserve(row.max_code_bytes())?;
                 self.writer.write_tokens(&row.tokens, &mut row.raw.chunks_exact(63), &codes)?;
             }
         } else {
             let mut restarts = 0;
             let mut restarts_to_go = restart_interval;
             for row in coded {
-                self.writer.reserve_for(row)?;
+                self.writer.reserve(row.max_code_bytes())?;
                 let mut raw = row.raw.chunks_exact(63);
                 let mut start = 0;
                 for &end in &row.mcu_ends {
@@ -1712,12 +1712,20 @@ pub(crate) fn get_block_averaged(
 /// the flag, and its 63 AC coefficients in `raw` (coded as `write_block` codes them). So a
 /// block takes at most 129 bytes here; the old buffer held 128 per block, and the whole
 /// image as samples besides.
-pub(crate) struct TokenRow {
+struct TokenRow {
     /// 3 bytes per token, and one more byte (the coder reads 4 bytes per token).
-    pub(crate) tokens: Vec<u8>,
-    pub(crate) raw: Vec<i16>,
+    tokens: Vec<u8>,
+    raw: Vec<i16>,
     /// With restart intervals, where each MCU's tokens end (in tokens).
     mcu_ends: Vec<usize>,
+}
+
+impl TokenRow {
+    /// [zarr-jpeg patch] The most bytes its code can take: a token codes at most 27 bits, a
+    /// raw coefficient 26, and each byte may be stuffed.
+    fn max_code_bytes(&self) -> usize {
+        3 * self.tokens.len() + 7 * self.raw.len() + 16
+    }
 }
 
 /// [zarr-jpeg patch] A copy of `s`, or an error where memory cannot hold it: the tokens of a

@@ -151,11 +151,9 @@ impl<W: JfifWrite> JfifWriter<W> {
         self.w.write_all(buf)
     }
 
-    /// [zarr-jpeg patch] Room for the code of a row of tokens, fallibly (see
-    /// `JfifWrite::reserve`): a token codes at most 27 bits, a raw coefficient 26, and
-    /// each byte may be stuffed.
-    pub(crate) fn reserve_for(&mut self, row: &crate::encoder::TokenRow) -> Result<(), EncodingError> {
-        self.w.reserve(3 * row.tokens.len() + 7 * row.raw.len() + 16)
+    /// [zarr-jpeg patch] Room for `additional` more bytes, fallibly (see `JfifWrite::reserve`).
+    pub(crate) fn reserve(&mut self, additional: usize) -> Result<(), EncodingError> {
+        self.w.reserve(additional)
     }
 
     #[inline(always)]

@@ -199,13 +199,11 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
             trace!("Decoding MCU width: {mcu_width}, height: {mcu_height}");
 
             // zarr-jpeg: a scan of one component (non-interleaved) codes that component's
-            // own rows of blocks, ceil(height * v / (v_max * 8)) of them (T.81 A.2.2), not
-            // the interleaved MCU rows: with v > 1 there are more
+            // own rows of blocks, not the interleaved MCU rows: with v > 1 there are more
             let scan_rows = if all_components_in_first_scan {
                 mcu_height
             } else {
-                let v = self.components[self.z_order[0]].vertical_sample;
-                (usize::from(self.info.height) * v).div_ceil(self.v_max * 8)
+                self.block_rows_of(self.z_order[0])
             };
 
             for i in 0..scan_rows {
@@ -645,15 +643,21 @@ impl<T: ZByteReaderTrait> JpegDecoder<T> {
         // zarr-jpeg: in a scan of one component the bit reader can meet the marker after the
         // scan (the next SOS) while rows of it are still to decode from what it has read;
         // acting on it then skipped them (left as zeros). Only after the scan's last row.
-        if PROGRESSIVE && !matches!(stream.marker, Some(Marker::RST(_))) {
-            let v = self.components[z_scans[0]].vertical_sample;
-            let rows = (usize::from(self.info.height) * v).div_ceil(self.v_max * 8);
-            if mcu_height + 1 < rows {
-                return Ok(McuContinuation::Ok);
-            }
+        if PROGRESSIVE
+            && !matches!(stream.marker, Some(Marker::RST(_)))
+            && mcu_height + 1 < self.block_rows_of(z_scans[0])
+        {
+            return Ok(McuContinuation::Ok);
         }
 
         self.check_stream_marker_after_mcu_width(stream)
+    }
+
+    /// zarr-jpeg: the rows of blocks of component `k` in a scan of it alone,
+    /// ceil(height * v / (v_max * 8)) (T.81 A.2.2).
+    fn block_rows_of(&self, k: usize) -> usize {
+        let v = self.components[k].vertical_sample;
+        (usize::from(self.info.height) * v).div_ceil(self.v_max * 8)
     }
 
     fn check_stream_marker_after_mcu_width(
