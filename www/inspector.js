@@ -263,11 +263,12 @@ export class Inspector {
       const configAt = (quality) => ({ quality, encoded_color_space: color, ...(sub ? { subsampling: SUBSAMPLING[sub] } : {}) });
       let points;
       if (this.pool) {
-        // All of a curve's qualities at once in the pool's workers, off this thread.
+        // All of a curve's qualities at once in the pool's workers, off this thread; the
+        // input is the same at every quality (it depends on the colour space only).
+        const { input, shape } = this.#input(configAt(RD_QUALITIES[0]));
         points = await Promise.all(
           RD_QUALITIES.map(async (quality) => {
             const config = configAt(quality);
-            const { input, shape } = this.#input(config);
             const bytes = await this.pool.encode(config, input, shape, options);
             const decoded = await this.pool.decode(config, bytes, shape);
             return { quality, bytes: bytes.length, psnr: psnr(decoded, input).psnr };
