@@ -2,7 +2,7 @@
 # Installs what a fresh machine lacks, and nothing it already has: the wasm target,
 # the wasm-bindgen CLI matching the crate's pinned version, npm packages, Debian's
 # Chromium + chromedriver, libjpeg-turbo tools (djpeg, tjbench) and headers, and the Python
-# packages the interoperability tests use. Everything comes from the package
+# packages the interoperability tests use (into .venv/). Everything comes from the package
 # registries (crates.io, npm, Debian, PyPI); nothing downloads a browser or binary
 # from anywhere else. Safe to run repeatedly.
 set -euo pipefail
@@ -39,9 +39,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if ! python3 -c "import PIL, numpy, zarr" 2>/dev/null; then
-  log "installing Python packages for the interoperability tests (Pillow, numpy, zarr)"
-  python3 -m pip install --quiet pillow numpy zarr
+# The project's own Python environment (.venv/), for the reference tools the tests use
+# (Pillow, zarr-python, tifffile, imagecodecs): never the system Python's packages.
+if [ ! -x .venv/bin/python ]; then
+  log "creating the project's Python environment (.venv)"
+  python3 -m venv .venv
+fi
+if ! cmp -s tests/python/requirements.txt .venv/requirements.installed; then
+  log "installing Python packages into .venv (tests/python/requirements.txt)"
+  .venv/bin/python -m pip install --quiet -r tests/python/requirements.txt
+  cp tests/python/requirements.txt .venv/requirements.installed
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -61,7 +61,8 @@ export async function rateDistortion(ours, img, { dir, qualities, label = "ihc",
       fs.writeFileSync(path.join(dir, `${name}_q${pad(q)}.jpg`), new Uint8Array(out));
     }
   }
-  const py = process.env.PYTHON ?? "python3";
+  const venv = path.join(here, "..", "..", ".venv", "bin", "python");
+  const py = process.env.PYTHON ?? (fs.existsSync(venv) ? venv : "python3");
   const out = execFileSync(py, [path.join(here, "..", "rd.py"), ref, dir, qualities.join(",")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 24 });
   const r = JSON.parse(out);
   return {

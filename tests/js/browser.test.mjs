@@ -15,6 +15,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as pkg from "../../dist/index.js";
 import { startServer } from "./helpers/server.mjs";
 import { launchBrowser } from "./helpers/browser.mjs";
+import { PYTHON } from "./helpers/python.mjs";
 
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -50,7 +51,7 @@ before(async () => {
   }
   await handle.close();
   // Written by zarr-python + Pillow (if available).
-  const py = spawnSync("python3", [path.join(root, "tests/python/write_jpeg_store.py"), path.join(dir, "py")], { encoding: "utf8", timeout: 120000 });
+  const py = spawnSync(PYTHON, [path.join(root, "tests/python/write_jpeg_store.py"), path.join(dir, "py")], { encoding: "utf8", timeout: 120000 });
   if (py.status === 0) {
     for (const a of JSON.parse(fs.readFileSync(path.join(dir, "py", "manifest.json"), "utf8")).arrays) {
       arrays.push({ path: `py/store/${a.name}`, expected: `py/expected/${a.name}.bin`, shape: a.shape, tolerance: PILLOW_TOLERANCE });

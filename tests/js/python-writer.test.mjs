@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import * as pkg from "../../dist/index.js";
+import { PYTHON } from "./helpers/python.mjs";
 
 const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -23,7 +24,7 @@ export const TOLERANCE = Number(process.env.ZARR_JPEG_PILLOW_TOLERANCE ?? 3);
 /** Runs the Python writer into a fresh temp dir; returns {dir, manifest} or {skip: reason}. */
 export function writePythonStore() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-pywriter-"));
-  const r = spawnSync("python3", [path.join(root, "tests/python/write_jpeg_store.py"), dir], { encoding: "utf8", timeout: 120000 });
+  const r = spawnSync(PYTHON, [path.join(root, "tests/python/write_jpeg_store.py"), dir], { encoding: "utf8", timeout: 120000 });
   if (r.error || r.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     const message = String(r.error ?? r.stderr);
