@@ -26,6 +26,7 @@ pub mod error;
 pub mod markers;
 #[cfg(feature = "encoder")]
 pub mod rewrite;
+pub mod tile_stream;
 
 /// JS values ⇄ `ConfigValue` for the boundary.
 #[cfg(target_arch = "wasm32")]
@@ -43,7 +44,9 @@ pub use encode::{
     check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,
     SampleSource,
 };
+pub use decode::StoredColorSpace;
 pub use error::{CodecError, ErrorKind};
+pub use tile_stream::complete_tile_stream;
 
 /// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of
 /// std's dlmalloc, whose code is about 8 KB of each module (2 KB gzip). Like dlmalloc it

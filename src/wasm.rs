@@ -199,6 +199,41 @@ pub fn decode_into(
     Ok(())
 }
 
+/// The complete stream of a TIFF tile's JPEG data: the page's JPEGTables (`tables`,
+/// optional) spliced in, and colour markers for the colour space the container declares
+/// (`colorSpace`: "grayscale", "rgb", "ycbcr", or absent to leave the markers alone).
+#[wasm_bindgen(js_name = completeTileStream)]
+pub fn complete_tile_stream(
+    tile: JsValue,
+    tables: JsValue,
+    color_space: JsValue,
+) -> Result<Uint8Array, JsValue> {
+    let tile = bytes(&tile, "the tile")?;
+    let tables = if tables.is_undefined() || tables.is_null() {
+        None
+    } else {
+        Some(bytes(&tables, "the JPEG tables")?)
+    };
+    let declared = if color_space.is_undefined() || color_space.is_null() {
+        None
+    } else {
+        Some(match color_space.as_string().as_deref() {
+            Some("grayscale") => crate::StoredColorSpace::Grayscale,
+            Some("rgb") => crate::StoredColorSpace::Rgb,
+            Some("ycbcr") => crate::StoredColorSpace::Ycbcr,
+            _ => {
+                return Err(codec_error(CodecError::config(format!(
+                    "the declared colour space must be \"grayscale\", \"rgb\" or \"ycbcr\", got {}",
+                    type_name(&color_space)
+                ))))
+            }
+        })
+    };
+    let stream = crate::complete_tile_stream(&tile, tables.as_deref(), declared)
+        .map_err(codec_error)?;
+    Ok(Uint8Array::from(stream.as_slice()))
+}
+
 fn parse_config(config: JsValue) -> Result<JpegConfig, JsValue> {
     // (to_config_value reads a top-level undefined as null, which the message would name)
     if config.is_undefined() {
