@@ -9,6 +9,8 @@ step() { printf '\n===== %s =====\n' "$*"; }
 
 step "set-up"
 bash scripts/setup.sh
+step "the vendored crates are their crates.io releases plus vendor/*.patch"
+node scripts/check-patches.mjs
 step "build (npm run build)"
 node scripts/build.mjs
 step "native Rust tests (cargo test)"
