@@ -192,7 +192,7 @@ export function validateConfig(config) {
  * stream. `options.restartIntervals` (default true): restart intervals of 64 rows in chunks
  * taller than that, which this package decodes faster and other decoders about as fast.
  * `options.trellis` (default false): rate–distortion-optimised quantisation, fewer bytes at
- * equal PSNR for a slower encode (README "Trellis quantisation"). `options.quantTable`
+ * equal PSNR for a slower encode (docs/api.md "Trellis quantisation"). `options.quantTable`
  * (default "annex-k"): the base quantisation tables, one of QUANT_TABLES.
  */
 export function encode(config, data, shape, options) {

@@ -21,7 +21,7 @@ want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml | head -n 1)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (a few minutes on a fresh machine)"
-  # Not --locked: a locked transitive version is missing from the registry mirror (TOOLCHAIN.md).
+  # Not --locked: a locked transitive version is missing from the registry mirror (docs/contributing.md, "Toolchain pitfalls").
   cargo install wasm-bindgen-cli --version "$want" --force
 fi
 
