@@ -248,13 +248,16 @@ test("pool: close() decodes on the calling thread the chunks its workers had not
   const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/silent-worker.mjs", import.meta.url) });
   const pending = Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])); // 16 sent, 24 waiting
-  // until the worker has started and holds its 16 (a loaded machine can take seconds)
-  for (let waited = 0; handle.pool.mode !== "workers" && waited < 15000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    // until the worker has started and holds its 16 (a loaded machine can take seconds)
+    for (let waited = 0; handle.pool.mode !== "workers" && waited < 15000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(handle.pool.mode, "workers");
+  } finally {
+    await handle.close(); // (a silent worker left running would keep this file's process alive)
   }
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.equal(handle.pool.mode, "workers");
-  await handle.close();
   for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);
   assert.equal(handle.pool.stats.decodedHere, 40);
 });
