@@ -75,7 +75,7 @@ function restartTable(results) {
   };
 }
 
-function allTables(results) {
+export function allTables(results) {
   return [...speedTables(results), restartTable(results), payloadTable(results), rdTable(results), bdTable(results.rd), zarritaTable(results)].filter(Boolean);
 }
 
