@@ -13,6 +13,9 @@ import * as oursScalar from "zarr-jpeg-scalar-under-test"; // a copy of it, load
 // (register() loads it). Its SIMD build has a faster IDCT than the whole codec's (the
 // writer's payload has no room for it), so "ours" decodes with it.
 import * as oursReader from "zarr-jpeg-reader-under-test";
+import { usesSimd } from "zarr-jpeg-under-test/advanced";
+import { usesSimd as scalarUsesSimd } from "zarr-jpeg-scalar-under-test/advanced";
+import { usesSimd as readerUsesSimd } from "zarr-jpeg-reader-under-test/advanced";
 import libjpegturbowasm from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
 import jsqDecode, { init as jsqDecInit } from "@jsquash/jpeg/decode.js";
 import jsqEncode, { init as jsqEncInit } from "@jsquash/jpeg/encode.js";
@@ -42,7 +45,7 @@ async function setup() {
   await ours.init();
   await oursScalar.init({ simd: false });
   await oursReader.initDecoder();
-  if (ours.usesSimd() !== true || oursScalar.usesSimd() !== false || oursReader.usesSimd() !== true) {
+  if (usesSimd() !== true || scalarUsesSimd() !== false || readerUsesSimd() !== true) {
     throw new Error("ours: expected the SIMD modules and, beside them, the scalar one");
   }
   cs = await libjpegturbowasm({ locateFile: () => CS_WASM });

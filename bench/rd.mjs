@@ -38,7 +38,7 @@ const qualities = [50, 55, 60, 65, 70, 75, 80, 85, 90, 95];
 
 const ours = await import(pathToFileURL(path.join(dist, "index.js")).href);
 await ours.init();
-const tables = tablesArg === null ? [] : !tablesArg || tablesArg.startsWith("--") ? ours.QUANT_TABLES.filter((t) => t !== "annex-k") : tablesArg.split(",");
+const tables = tablesArg === null ? [] : !tablesArg || tablesArg.startsWith("--") ? (await import(pathToFileURL(path.join(dist, "advanced.js")).href)).QUANT_TABLES.filter((t) => t !== "annex-k") : tablesArg.split(",");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-rd-"));
 const images = imageArg
   ? imageArg.split(",").map((file) => [path.basename(file, ".png"), ownImage(file)])

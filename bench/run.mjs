@@ -390,6 +390,9 @@ function nativeCeiling(c) {
 const underTest = {
   name: "under-test",
   setup(b) {
+    b.onResolve({ filter: /^zarr-jpeg-under-test\/advanced$/ }, () => ({ path: path.join(distDir, "advanced.js") }));
+    b.onResolve({ filter: /^zarr-jpeg-scalar-under-test\/advanced$/ }, () => ({ path: path.join(scalarDistDir, "advanced.js") }));
+    b.onResolve({ filter: /^zarr-jpeg-reader-under-test\/advanced$/ }, () => ({ path: path.join(readerDistDir, "advanced.js") }));
     b.onResolve({ filter: /^zarr-jpeg-under-test$/ }, () => ({ path: path.join(distDir, "index.js") }));
     b.onResolve({ filter: /^zarr-jpeg-scalar-under-test$/ }, () => ({ path: path.join(scalarDistDir, "index.js") }));
     b.onResolve({ filter: /^zarr-jpeg-reader-under-test$/ }, () => ({ path: path.join(readerDistDir, "index.js") }));

@@ -56,8 +56,6 @@ export function initDecoder(options?: InitOptions): Promise<void>;
  * `module`: an already compiled full-decoder module to instantiate instead.
  */
 export function initFullDecoder(options?: InitOptions): Promise<void>;
-/** True once initFullDecoder() has finished. */
-export function isFullDecoderReady(): boolean;
 export interface InitOptions {
   /** An already compiled module to instantiate instead of the inlined one. */
   module?: WebAssembly.Module;
@@ -68,18 +66,6 @@ export interface InitOptions {
    */
   simd?: boolean;
 }
-/** True if this engine supports WebAssembly SIMD (simd128). */
-export function simdSupported(): boolean;
-/** Whether the loaded module (the whole codec's, else the decoder's, else the full decoder's) is the SIMD variant; undefined before loading. */
-export function usesSimd(): boolean | undefined;
-/** The compiled whole-codec module once init() has finished (structured-cloneable to workers). */
-export function compiledWasmModule(): WebAssembly.Module | undefined;
-/** The compiled decoder module once initDecoder() has finished (structured-cloneable to workers). */
-export function compiledDecoderModule(): WebAssembly.Module | undefined;
-/** The compiled full-decoder module once initFullDecoder() has finished (structured-cloneable to workers). */
-export function compiledFullDecoderModule(): WebAssembly.Module | undefined;
-/** True once init() has finished. */
-export function isReady(): boolean;
 /** Validates a configuration; returns its normalised form or throws an Error naming the problem. */
 export function validateConfig(config: unknown): NormalizedJpegCodecConfiguration;
 /** How a stream is written beyond its configuration (which the spec fixes). */
@@ -116,8 +102,6 @@ export interface EncodeOptions {
 }
 /** The values of the encode option `quantTable`, in mozjpeg's `-quant-table` order. */
 export type QuantTable = "annex-k" | "flat" | "ms-ssim" | "imagemagick" | "psnr-hvs" | "klein" | "watson" | "ahumada" | "peterson";
-/** Every `quantTable` value, in mozjpeg's `-quant-table` order (0–8). */
-export const QUANT_TABLES: readonly QuantTable[];
 /** Encodes C-order uint8 samples of shape (H, W), (H, W, 1) or (H, W, 3) as a baseline JPEG stream. */
 export function encode(config: JpegCodecConfiguration, data: Uint8Array, shape: readonly number[], options?: EncodeOptions | null): Uint8Array;
 /**
@@ -144,9 +128,14 @@ export function decodeInto(config: JpegCodecConfiguration, bytes: Uint8Array, sh
  */
 export function decodeAsync(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
 
-export { register, JpegCodec, ReshapeCodec } from "./zarrita.js";
-export type { CodecRegistry, RegisterOptions, Registration } from "./zarrita.js";
-export { checkArray, checkDataset, supportedExtensions, canRead, formatReport } from "./allowlist.js";
-export type { ArrayCheck, Finding, Support, SupportRow, ExtensionPoint, ReaderLevel } from "./allowlist.js";
-export type { CodecPool, DecodePool } from "./zarrita.js";
-export type { ReshapeCodecConfiguration, ReshapeDimension, CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";
+/** An Error the codec throws: its `kind` says what went wrong (JpegErrorKind). */
+export interface JpegError extends Error {
+  kind: JpegErrorKind;
+}
+
+export { register } from "./register.js";
+export type { CodecRegistry, RegisterOptions, Registration, CodecPool } from "./register.js";
+export { JpegCodec } from "./codecs/jpeg.js";
+export { ReshapeCodec } from "./codecs/reshape.js";
+export type { ReshapeCodecConfiguration, ReshapeDimension } from "./codecs/reshape.js";
+export type { CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./layout.js";

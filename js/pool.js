@@ -129,6 +129,9 @@ function rebuildError({ message, kind }) {
   return error;
 }
 
+/** More workers than any machine has cores is a mistake (1e9 would try to start them all). */
+export const MAX_WORKERS = 256;
+
 export class CodecPool {
   #size;
   #url;
@@ -480,6 +483,3 @@ export class CodecPool {
     for (const [, job] of waiting) if (closed.has(job.slot)) this.#finishHere(job);
   }
 }
-
-/** The name this class had when the pool only decoded. */
-export { CodecPool as DecodePool };

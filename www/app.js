@@ -1,6 +1,7 @@
 // The demo page: open a dataset by URL (or a sample), view it, inspect the compression.
 import * as zarr from "zarrita";
-import { register, init, checkDataset, formatReport } from "/dist/index.js";
+import { register, init } from "/dist/index.js";
+import { checkDataset, formatReport } from "/dist/check.js";
 import { openDataset, DatasetError, codecNames } from "./dataset.js";
 import { Viewer } from "./viewer.js";
 import { Inspector } from "./inspector.js";

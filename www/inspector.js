@@ -4,7 +4,8 @@
 // shows stored | re-encoded | amplified difference side by side, with bytes, ratio and
 // PSNR, and a rate–distortion chart (bytes vs PSNR across qualities) for the region.
 import * as zarr from "zarrita";
-import { init, encode, decode, QUANT_TABLES } from "/dist/index.js";
+import { init, encode, decode } from "/dist/index.js";
+import { QUANT_TABLES } from "/dist/advanced.js";
 
 export const SUBSAMPLING = {
   "4:4:4": [[1, 1], [1, 1], [1, 1]],

@@ -17,7 +17,7 @@ import { startServer } from "./helpers/server.mjs";
 import { launchBrowser } from "./helpers/browser.mjs";
 import { PYTHON } from "./helpers/python.mjs";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const PILLOW_TOLERANCE = 3; // measured in python-writer.test.mjs
 
@@ -63,7 +63,7 @@ before(async () => {
 <script type="module">
   import * as zarr from "./vendor/zarrita.js";
   const pkg = await import("./pkg/index.js");
-  const api = pkg.register ? pkg : await import("./pkg/zarrita.js");
+  const api = pkg;
   window.readAll = async (arrays, workers) => {
     const handle = api.register(zarr.registry, { workers });
     const results = [];

@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
-import { init, initFullDecoder, isReady, encode, encodeInto, decode, decodeInto, validateConfig, QUANT_TABLES } from "../../dist/index.js";
+import { init, initFullDecoder, encode, encodeInto, decode, decodeInto, validateConfig } from "../../dist/index.js";
+import { isReady, QUANT_TABLES } from "../../dist/advanced.js";
 import { SPEC_EXAMPLES, rgbToYcbcr } from "./helpers/spec-examples.mjs";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 

@@ -5,7 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as zarr from "zarrita";
-import { register, isFullDecoderReady } from "../../dist/index.js";
+import { register } from "../../dist/index.js";
+import { isFullDecoderReady } from "../../dist/advanced.js";
 import { PROGRESSIVE, BASELINE, storeOf } from "./helpers/progressive.mjs";
 import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 

@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as zarr from "zarrita";
-import { register, decodeAsync, isFullDecoderReady } from "../../dist/index.js";
+import { register, decodeAsync } from "../../dist/index.js";
+import { isFullDecoderReady } from "../../dist/advanced.js";
 import { PROGRESSIVE, storeOf } from "./helpers/progressive.mjs";
 import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 

@@ -4,16 +4,8 @@
 // samples. (Its own process, as every node:test file: nothing is loaded before.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  initDecoder,
-  initFullDecoder,
-  isFullDecoderReady,
-  compiledFullDecoderModule,
-  decode,
-  decodeInto,
-  decodeAsync,
-  usesSimd,
-} from "../../dist/index.js";
+import { initDecoder, initFullDecoder, decode, decodeInto, decodeAsync } from "../../dist/index.js";
+import { isFullDecoderReady, compiledFullDecoderModule, usesSimd } from "../../dist/advanced.js";
 import { PROGRESSIVE, BASELINE } from "./helpers/progressive.mjs";
 import { assertLikeDjpeg } from "./helpers/djpeg.mjs";
 import { flatProgressive } from "./helpers/flat-progressive.mjs";

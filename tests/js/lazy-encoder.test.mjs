@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as zarr from "zarrita";
-import { register, isReady, compiledWasmModule, compiledDecoderModule, compiledFullDecoderModule, isFullDecoderReady, encode, encodeInto, decode } from "../../dist/index.js";
+import { register, encode, encodeInto, decode } from "../../dist/index.js";
+import { isReady, compiledWasmModule, compiledDecoderModule, compiledFullDecoderModule, isFullDecoderReady } from "../../dist/advanced.js";
 
 const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
 

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { init, initFullDecoder, encode, decode, decodeInto, validateConfig } from "../../dist/index.js";
-import { DecodePool } from "../../dist/pool.js";
+import { CodecPool } from "../../dist/advanced.js";
 import { concat } from "../../dist/bytes.js";
 
 await init();
@@ -379,7 +379,7 @@ test("encode never writes wrong data: mismatched configuration, shape, length or
 });
 
 test("the worker pool keeps serving concurrent good requests while bad ones fail", async () => {
-  const pool = new DecodePool({ size: 2 });
+  const pool = new CodecPool({ size: 2 });
   try {
     const random = rng(23);
     const jobs = [];

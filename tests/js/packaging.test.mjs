@@ -96,7 +96,10 @@ after(async () => {
 
 test("the tarball holds dist/ (wasm inlined, worker, declarations) and no sources or tests", () => {
   const files = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist"));
-  for (const f of ["index.js", "index.d.ts", "zarrita.js", "zarrita.d.ts", "reshape.js", "reshape.d.ts", "convert.js", "convert.d.ts", "pool.js", "worker.js", "loader.js"]) assert.ok(files.includes(f), f);
+  for (const f of ["index.js", "index.d.ts", "advanced.js", "advanced.d.ts", "check.js", "check.d.ts", "register.js", "register.d.ts", "layout.js", "codecs/jpeg.js", "codecs/jpeg.d.ts", "codecs/reshape.js", "codecs/imagecodecs-jpeg.js", "convert.js", "convert.d.ts", "pool.js", "worker.js", "loader.js"]) {
+    assert.ok(fs.existsSync(path.join(project, "node_modules", "zarr-jpeg", "dist", f)), f);
+  }
+  assert.ok(files.includes("index.js"));
   // Three modules (whole codec, decoder, full decoder): glue, SIMD and scalar payloads each.
   const wasm = fs.readdirSync(path.join(project, "node_modules", "zarr-jpeg", "dist", "wasm"));
   for (const name of ["zarr_jpeg", "zarr_jpeg_decoder", "zarr_jpeg_full_decoder"]) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as zarr from "zarrita";
 import * as pkg from "../../dist/index.js";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const { register, init, encode } = api;
 
 const ycbcr420 = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };

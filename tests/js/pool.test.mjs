@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import * as pkg from "../../dist/index.js";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const { register, init, encode, decode } = api;
 
 const config = { quality: 90, encoded_color_space: "ycbcr", subsampling: [[2, 2], [1, 1], [1, 1]] };
@@ -308,7 +308,7 @@ function runScript(nodeFlags, body) {
   const script = `
     import * as zarr from "zarrita";
     import * as pkg from ${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)};
-    const api = "register" in pkg ? pkg : { ...pkg, ...(await import(${JSON.stringify(new URL("../../dist/zarrita.js", import.meta.url).href)})) };
+    const api = pkg;
     ${body}`;
   return spawnSync(process.execPath, [...nodeFlags, "--input-type=module", "-e", script], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8", timeout: 20000 });
 }

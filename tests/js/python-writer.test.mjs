@@ -15,7 +15,7 @@ import FileSystemStore from "@zarrita/storage/fs";
 import * as pkg from "../../dist/index.js";
 import { PYTHON } from "./helpers/python.mjs";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // Max |ours - Pillow| allowed per sample (observed: 3 with 4:2:0, ≤ 2 otherwise). The streams
 // are identical; IDCT rounding and chroma upsampling differ slightly between decoders.

@@ -6,7 +6,7 @@ import * as zarr from "zarrita";
 import * as pkg from "../../dist/index.js";
 
 // The package's public face re-exports js/zarrita.js; until it does, read the same built module directly.
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const { register, ReshapeCodec, decode } = api;
 register(zarr.registry);
 

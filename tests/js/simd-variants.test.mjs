@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const dist = new URL("../../dist/index.js", import.meta.url).href;
+const advanced = new URL("../../dist/advanced.js", import.meta.url).href;
 const ihcPath = fileURLToPath(new URL("../../samples/ihc.png", import.meta.url));
 
 /** Runs an ES module snippet in a fresh Node process; returns its JSON result. */
@@ -40,7 +41,7 @@ const crop = (h, w) => {
 // Encodes and decodes crops of ihc.png in every colour mode and sampling scheme; prints
 // a digest of every output so two processes can be compared.
 const roundTrips = `
-import * as z from ${JSON.stringify(dist)};
+import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
 import { createHash } from "node:crypto";
 ${cropSnippet}
 await (process.env.VARIANT_INIT === "auto" ? z.init() : z.init({ simd: process.env.VARIANT_INIT === "simd" }));
@@ -107,7 +108,7 @@ test("the SIMD and scalar decode-only modules decode every stream to the whole c
   const file = path.join(dir, "streams.json");
   try {
     const write = `
-      import * as z from ${JSON.stringify(dist)};
+      import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
       import { writeFileSync } from "node:fs";
       import { createHash } from "node:crypto";
       ${cropSnippet}
@@ -132,7 +133,7 @@ test("the SIMD and scalar decode-only modules decode every stream to the whole c
       writeFileSync(${JSON.stringify(file)}, JSON.stringify(out));
       console.log(JSON.stringify({ cases: out.length }));`;
     const read = (simd) => `
-      import * as z from ${JSON.stringify(dist)};
+      import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
       import { readFileSync } from "node:fs";
       import { createHash } from "node:crypto";
       await z.initDecoder({ simd: ${simd} });
@@ -155,7 +156,7 @@ test("the SIMD and scalar decode-only modules decode every stream to the whole c
 
 test("the SIMD and scalar full decoders decode progressive streams identically; initFullDecoder() follows the loaded variant", () => {
   const body = (simd) => `
-    import * as z from ${JSON.stringify(dist)};
+    import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
     import { fullDecoderUsesSimd } from ${JSON.stringify(new URL("../../dist/loader.js", import.meta.url).href)};
     import { PROGRESSIVE } from ${JSON.stringify(new URL("./helpers/progressive.mjs", import.meta.url).href)};
     import { createHash } from "node:crypto";
@@ -177,7 +178,7 @@ test("an engine without SIMD gets the scalar module automatically, and simd: tru
   assert.equal(fallback.simd, false);
   assert.deepEqual(fallback.digests, runVariant("scalar").digests);
   const refused = inFreshProcess(
-    `import * as z from ${JSON.stringify(dist)};
+    `import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
      let message = null;
      try { await z.initDecoder({ simd: true }); } catch (e) { message = e.message; }
      console.log(JSON.stringify({ message }));`,
@@ -188,7 +189,7 @@ test("an engine without SIMD gets the scalar module automatically, and simd: tru
 
 test("the simd option must be a boolean", () => {
   const r = inFreshProcess(
-    `import * as z from ${JSON.stringify(dist)};
+    `import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
      let error = null;
      try { await z.init({ simd: "yes" }); } catch (e) { error = e.name + ": " + e.message; }
      await z.init();
@@ -205,7 +206,7 @@ test("the simd option must be a boolean", () => {
 // "ready", and every encode() failed with "wasm.encode is not a function" for good.
 test("init options: failures reject, never throw; a module that fails to start leaves nothing behind", () => {
   const r = inFreshProcess(
-    `import * as z from ${JSON.stringify(dist)};
+    `import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
      const results = {};
      for (const [name, call] of [["init", () => z.init({ simd: "yes" })], ["initDecoder", () => z.initDecoder({ simd: 1 })], ["initFullDecoder", () => z.initFullDecoder({ simd: "no" })]]) {
        try { const p = call(); results[name] = "returned " + (p instanceof Promise); await p; } catch (e) { results[name] += " then " + e.name; }
@@ -232,14 +233,14 @@ test("init options: failures reject, never throw; a module that fails to start l
 
 test("a pool started after initDecoder({ simd: false }) decodes exactly like the calling thread", () => {
   const r = inFreshProcess(
-    `import * as z from ${JSON.stringify(dist)};
-     import { DecodePool } from ${JSON.stringify(new URL("../../dist/pool.js", import.meta.url).href)};
+    `import * as root from ${JSON.stringify(dist)}; import * as more from ${JSON.stringify(advanced)}; const z = { ...root, ...more };
+     import { CodecPool } from ${JSON.stringify(new URL("../../dist/advanced.js", import.meta.url).href)};
      await z.initDecoder({ simd: false });
      const config = { quality: 90, encoded_color_space: "grayscale" };
      const data = new Uint8Array(64 * 48).map((_, i) => (i * 7) % 256);
      await z.init({ simd: false });
      const stream = z.encode(config, data, [64, 48]);
-     const pool = new DecodePool({ size: 1 });
+     const pool = new CodecPool({ size: 1 });
      const pixels = await pool.decode(config, stream, [64, 48]);
      await pool.close();
      const same = Buffer.from(pixels).equals(Buffer.from(z.decode(config, stream, [64, 48])));

@@ -23,7 +23,7 @@ import { startServer } from "./helpers/server.mjs";
 import { launchBrowser } from "./helpers/browser.mjs";
 import { PYTHON } from "./helpers/python.mjs";
 
-const api = "register" in pkg ? pkg : { ...pkg, ...(await import("../../dist/zarrita.js")) };
+const api = pkg;
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // Max |ours − libjpeg-turbo| per sample: IDCT rounding and chroma upsampling differ
 // slightly between decoders; a missed or extra colour transform is off by tens to 170.
@@ -168,7 +168,7 @@ test("headless Chromium: ReferenceStore over HTTP, on the page's thread and in W
 <script type="module">
   import * as zarr from "./vendor.js";
   const pkg = await import("./pkg/index.js");
-  const api = pkg.register ? pkg : await import("./pkg/zarrita.js");
+  const api = pkg;
   window.read = async (tiffs, workers) => {
     const handle = api.register(zarr.registry, { workers });
     const out = [];

@@ -3,7 +3,7 @@
 // shapes and option objects; a widened configuration is refused.
 import { encode, encodeInto, decode, decodeInto, decodeAsync, validateConfig, register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
 import type { JpegCodecConfiguration, EncodeOptions, RegisterOptions } from "../../dist/index.js";
-import { reshapeShape } from "../../dist/reshape.js";
+import { reshapeShape } from "../../dist/codecs/reshape.js";
 
 declare const rgbBytes: Uint8Array;
 declare const streamBuffer: Uint8Array;

@@ -1,11 +1,12 @@
 // Type-checks user code against zarrita's own types, with no casts:
 //   npx tsc -p tests/types     (after `npm run build`; tests/js/types.test.mjs runs it)
 import * as zarr from "zarrita";
-import { init, validateConfig, encodeInto, decodeInto, QUANT_TABLES } from "../../dist/index.js";
+import { init, validateConfig, encodeInto, decodeInto } from "../../dist/index.js";
+import { QUANT_TABLES } from "../../dist/advanced.js";
 import type { EncodeOptions, JpegCodecConfiguration, QuantTable } from "../../dist/index.js";
 import { register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
 import type { Registration, RegisterOptions } from "../../dist/index.js";
-import { reshapeShape } from "../../dist/reshape.js";
+import { reshapeShape } from "../../dist/codecs/reshape.js";
 
 export async function view(url: string): Promise<Uint8Array> {
   const handle: Registration = register(zarr.registry);
@@ -36,7 +37,8 @@ export async function write(): Promise<void> {
   const normalised = validateConfig(configuration);
   const codec = JpegCodec.fromConfig(normalised, { dataType: "uint8", shape: [256, 256, 3], codecs: [] });
   const bytes: Uint8Array = await codec.encode({ data: new Uint8Array(256 * 256 * 3), shape: [256, 256, 3], stride: [768, 3, 1] });
-  const chunk = codec.decode(bytes);
+  // a Promise when a pool decodes or the full decoder must load first (zarrita awaits either)
+  const chunk = await codec.decode(bytes);
   const samples: Uint8Array = chunk.data;
   void samples;
   // reused buffers: the stream is streamBuffer.subarray(0, length)

@@ -1,6 +1,4 @@
-import type { EncodeOptions, JpegCodecConfiguration, NormalizedJpegCodecConfiguration } from "./index.js";
-import type { CodecChunk, CodecChunkInput, CodecChunkMetadata } from "./reshape.js";
-export { ReshapeCodec } from "./reshape.js";
+import type { EncodeOptions, JpegCodecConfiguration } from "./index.js";
 
 /**
  * Anything with zarrita's registry shape (`zarr.registry`, a
@@ -66,8 +64,6 @@ export interface CodecPool {
   close(): Promise<void>;
 }
 
-/** The name `CodecPool` had when the pool only decoded. */
-export type DecodePool = CodecPool;
 
 export interface Registration {
   /** The pool, when `workers` > 0. */
@@ -88,18 +84,3 @@ export interface Registration {
  * first write.
  */
 export function register(registry: CodecRegistry, options?: RegisterOptions): Registration;
-
-/** The jpeg array → bytes codec in zarrita's shape. Call `await init()` before `fromConfig`. */
-export class JpegCodec {
-  readonly kind: "array_to_bytes";
-  /** The validated, normalised configuration. */
-  readonly configuration: NormalizedJpegCodecConfiguration;
-  /** The (H, W) or (H, W, C) shape of the JPEG image, after the array → array codecs before it. */
-  readonly imageShape: number[];
-  constructor(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata);
-  /** Validates eagerly: throws for an invalid configuration or a data type other than uint8. */
-  static fromConfig(configuration: JpegCodecConfiguration, meta: CodecChunkMetadata): JpegCodec;
-  /** Resolves to the JPEG stream; loads the encoder on first use (zarrita awaits it). */
-  encode(chunk: CodecChunkInput<Uint8Array>): Promise<Uint8Array>;
-  decode(bytes: Uint8Array): CodecChunk<Uint8Array>;
-}

@@ -1,32 +1,11 @@
+import type { CodecChunk, CodecChunkInput, CodecChunkMetadata } from "../layout.js";
+
 /** One entry of the reshape codec's `shape`: a size, the input dimensions it merges, or -1 (inferred, at most once). */
 export type ReshapeDimension = number | readonly number[];
 
 /** The `configuration` member of a Zarr v3 `reshape` codec object (zarr-extensions codecs/reshape). */
 export interface ReshapeCodecConfiguration {
   shape: readonly ReshapeDimension[];
-}
-
-/** What zarrita passes to a codec's fromConfig (`data_type` accepted as an older spelling). */
-export interface CodecChunkMetadata {
-  dataType?: string;
-  data_type?: string;
-  shape: readonly number[];
-  codecs?: ReadonlyArray<{ name: string; configuration?: unknown }>;
-  fillValue?: unknown;
-}
-
-/** A chunk as zarrita's codecs pass it: data in memory, its shape and strides (in elements). */
-export interface CodecChunk<T extends ArrayLike<unknown> = ArrayLike<unknown>> {
-  data: T;
-  shape: number[];
-  stride: number[];
-}
-
-/** A chunk as the codecs' encode()/decode() take it: CodecChunk, readonly shape and strides accepted. */
-export interface CodecChunkInput<T extends ArrayLike<unknown> = ArrayLike<unknown>> {
-  readonly data: T;
-  readonly shape: readonly number[];
-  readonly stride: readonly number[];
 }
 
 /** Output shape of reshaping `inputShape`; throws an Error ("reshape: …") naming the broken rule. */
