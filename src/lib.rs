@@ -26,6 +26,7 @@ pub mod error;
 pub mod markers;
 #[cfg(feature = "encoder")]
 pub mod rewrite;
+pub mod sink;
 
 /// JS values ⇄ `ConfigValue` for the boundary.
 #[cfg(target_arch = "wasm32")]
@@ -37,13 +38,14 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes, SampleSink};
+pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes};
 #[cfg(feature = "encoder")]
 pub use encode::{
     check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,
     SampleSource,
 };
 pub use error::{CodecError, ErrorKind};
+pub use sink::SampleSink;
 
 /// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of
 /// std's dlmalloc, whose code is about 8 KB of each module (2 KB gzip). Like dlmalloc it

@@ -1,5 +1,5 @@
 //! Differential test of the baseline decoder (src/baseline/) against the zune-jpeg path
-//! of `decode::decode_checked`: every fixture, streams from our encoder (all eight
+//! of `decode::full`: every fixture, streams from our encoder (all eight
 //! sampling schemes, `rgb`, grayscale; 1×1 to 300×13, the taller ones with our restart
 //! intervals, decoded two at a time), libjpeg-turbo streams with restart
 //! intervals, and mutations of all of them (truncations, bit flips, bytes set to

@@ -1,4 +1,4 @@
-//! The decoder's colour-space rules (src/decode.rs `stored_color_space`, src/markers.rs
+//! The decoder's colour-space rules (src/decode/colour.rs `stored_color_space`, src/markers.rs
 //! `read_header`), on streams made by libjpeg-turbo's `cjpeg` whose JFIF / Adobe markers
 //! and component ids are edited here, each compared with libjpeg-turbo's `djpeg` or with
 //! the rule the code and the spec give where libjpeg-turbo and this codec differ:
@@ -195,7 +195,7 @@ fn unknown_adobe_transforms_are_rejected() {
 #[test]
 fn jfif_beside_adobe_transform_0_is_rejected() {
     // libjpeg-turbo lets JFIF win (YCbCr), zune-jpeg the Adobe marker (RGB): the code
-    // rejects the contradiction rather than pick one (src/decode.rs stored_color_space).
+    // rejects the contradiction rather than pick one (src/decode/colour.rs stored_color_space).
     for stream in [
         with_markers(&cjpeg_ycbcr(), &[jfif(), adobe(0)]),
         with_markers(&cjpeg_rgb(), &[jfif(), adobe(0)]),
