@@ -135,15 +135,11 @@ fn decode_checked(
 
 /// The error a build without the `full-decoder` feature returns for a stream only the
 /// full decoder decodes; `reason` says why (from the baseline decoder's [`baseline::Defer`]).
+/// How to reach the full decoder is the caller's to say (js/loader.js adds it).
 pub fn needs_full_decoder(reason: &str) -> CodecError {
     CodecError::new(
         ErrorKind::NeedsFullDecoder,
-        format!(
-            "this module's baseline decoder leaves this stream to the full decoder ({reason}); \
-             JavaScript: `await initFullDecoder()` before decode()/decodeInto(), or use \
-             decodeAsync(); register() and the worker pool load it by themselves; Rust: the \
-             `full-decoder` cargo feature"
-        ),
+        format!("this module's baseline decoder leaves this stream to the full decoder ({reason})"),
     )
 }
 
