@@ -1,6 +1,7 @@
 //! The Zarr v3 `jpeg` codec: configuration, chunk layout, colour conversion and
 //! baseline JPEG encode/decode for uint8 chunks. Knows nothing of JavaScript; the
-//! wasm-bindgen boundary lives in `wasm.rs` and only converts values.
+//! wasm-bindgen boundary lives in `wasm.rs` and only converts values. The API is what this
+//! file re-exports; the modules are the crate's own (map: docs/architecture.md).
 //!
 //! ```
 //! use zarr_jpeg::{ConfigValue, JpegConfig};
@@ -14,19 +15,26 @@
 //! assert_eq!(back.len(), samples.len());
 //! ```
 
-pub mod baseline;
-pub mod chunk;
-pub mod color;
-pub mod config;
-pub mod config_value;
-pub mod decode;
+mod baseline;
+mod chunk;
+// The colour fixes after zune-jpeg (the encoder converts in jpeg-encoder).
+#[cfg(feature = "full-decoder")]
+mod color;
+mod config;
+mod config_value;
+mod decode;
 #[cfg(feature = "encoder")]
-pub mod encode;
-pub mod error;
-pub mod markers;
+mod encode;
+mod error;
+mod markers;
 #[cfg(feature = "encoder")]
-pub mod rewrite;
-pub mod sink;
+mod rewrite;
+mod sink;
+
+/// What the test suites need from inside the crate (not part of the API).
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub mod testing;
 
 /// JS values ⇄ `ConfigValue` for the boundary.
 #[cfg(target_arch = "wasm32")]

@@ -161,7 +161,7 @@ fn streams_needing_a_colour_conversion_go_to_the_full_decoder() {
         let ycbcr = result.unwrap();
         let rgb = zarr_jpeg::decode(&rgb_config, &stream, &shape).unwrap();
         let mut expected = rgb.clone();
-        zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut expected);
+        zarr_jpeg::testing::rgb_to_ycbcr_in_place(&mut expected);
         assert_eq!(ycbcr, expected);
     }
     #[cfg(not(feature = "full-decoder"))]

@@ -11,8 +11,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use zarr_jpeg::decode::zune_buffer_sizes;
-use zarr_jpeg::markers::read_header;
+use zarr_jpeg::testing::{read_header, zune_buffer_sizes};
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;

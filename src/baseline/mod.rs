@@ -54,7 +54,9 @@ pub enum Output {
     YcbcrToRgb,
 }
 
-/// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers.
+/// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers (for tests that
+/// call the baseline decoder alone).
+#[cfg(feature = "test-hooks")]
 pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer> {
     decode_to(stream, output, Target::Slice(out), None)
 }

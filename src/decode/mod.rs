@@ -24,11 +24,10 @@ use crate::config::JpegConfig;
 use crate::error::{CodecError, ErrorKind, Int, Result};
 use crate::markers::{CodingProcess, StreamHeader};
 use crate::sink::{check_output_len, SampleSink, Target};
-use colour::ColourPlan;
+use colour::{ColourPlan, StoredColorSpace};
 
 pub use checks::check_stream;
-pub use colour::{stored_color_space, StoredColorSpace};
-#[cfg(feature = "full-decoder")]
+#[cfg(all(feature = "full-decoder", feature = "test-hooks"))]
 pub use full::{zune_buffer_sizes, MAX_SCANS};
 
 /// Decodes `stream` into a new buffer of the chunk's C-order samples.
@@ -135,7 +134,9 @@ fn decode_checked(
 
 /// The error a build without the `full-decoder` feature returns for a stream only the
 /// full decoder decodes; `reason` says why (from the baseline decoder's [`baseline::Defer`]).
-/// How to reach the full decoder is the caller's to say (js/loader.js adds it).
+/// How to reach the full decoder is the caller's to say (js/loader.js adds it). (Unused in
+/// full-decoder builds but for the wasm boundary's test trap.)
+#[cfg_attr(feature = "full-decoder", allow(dead_code))]
 pub fn needs_full_decoder(reason: &str) -> CodecError {
     CodecError::new(
         ErrorKind::NeedsFullDecoder,
@@ -143,9 +144,8 @@ pub fn needs_full_decoder(reason: &str) -> CodecError {
     )
 }
 
-/// Decodes the checked stream into `out` as `plan` says: the
-/// baseline decoder
-/// (src/baseline/) first, byte-identical to the zune-jpeg path on every stream it accepts;
+/// Decodes the checked stream into `out` as `plan` says: the baseline decoder (src/baseline/)
+/// first, byte-identical to the zune-jpeg path on every stream it accepts;
 /// it defers everything else (progressive streams, unusual layouts or markers, corrupt
 /// data) to zune-jpeg when it is built in (`full-decoder`), else the stream fails with
 /// [`ErrorKind::NeedsFullDecoder`]. Without `full-decoder` nothing of zune-jpeg's decoder
@@ -182,24 +182,22 @@ fn decode_samples(
 }
 
 /// Whether decodes try the baseline decoder first: always, except in tests that compare
-/// it with the zune-jpeg path (`set_baseline_for_tests`, test builds only).
+/// it with the zune-jpeg path (`set_baseline_for_tests`, `test-hooks` builds only).
 fn baseline_enabled() -> bool {
-    #[cfg(feature = "scalar-reference")]
+    #[cfg(feature = "test-hooks")]
     return BASELINE.with(|f| f.get());
-    #[cfg(not(feature = "scalar-reference"))]
+    #[cfg(not(feature = "test-hooks"))]
     true
 }
 
-#[cfg(feature = "scalar-reference")]
+#[cfg(feature = "test-hooks")]
 std::thread_local! {
     static BASELINE: core::cell::Cell<bool> = const { core::cell::Cell::new(true) };
 }
 
 /// Test hook: `false` makes this thread's decodes skip the baseline decoder (src/baseline/)
-/// and use zune-jpeg, so a test can compare both (tests/baseline_decoder.rs). Not part of
-/// the API; test builds only.
-#[doc(hidden)]
-#[cfg(feature = "scalar-reference")]
+/// and use zune-jpeg, so a test can compare both (tests/baseline_decoder.rs).
+#[cfg(feature = "test-hooks")]
 pub fn set_baseline_for_tests(yes: bool) {
     BASELINE.with(|f| f.set(yes));
 }
