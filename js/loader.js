@@ -40,6 +40,8 @@ const fullDecoder = moduleRecord("full decoder", undefined, undefined, {
 
 /** The `kind` of the Error the reader and writer modules throw for a stream only the full decoder decodes. */
 const NEEDS_FULL_DECODER = "NeedsFullDecoder";
+const FULL_DECODER_HINT =
+  "; `await initFullDecoder()` before decode()/decodeInto(), or use decodeAsync(); register() and the worker pool load it by themselves";
 
 // i32.const 0; i8x16.splat; i8x16.popcnt: validates only where wasm SIMD is supported
 // (the probe of the wasm-feature-detect package).
@@ -274,8 +276,9 @@ function decodeWith(name, ...args) {
     return call(record, name, ...args);
   } catch (error) {
     if (error?.kind !== NEEDS_FULL_DECODER) throw error;
-    // Its message names the reason and says to `await initFullDecoder()` first (src/decode.rs).
     if (fullDecoder.ready) return call(fullDecoder, name, ...args);
+    // The core's message names the reason; how to load the full decoder is ours to say.
+    error.message += FULL_DECODER_HINT;
     throw error;
   }
 }

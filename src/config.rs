@@ -110,10 +110,6 @@ const MEMBERS: [&str; 4] = [
 /// costs ~0.6 KB of wasm.
 const MEMBER_LIST: &str = "quality, encoded_color_space, decoded_color_space, subsampling";
 
-/// The default quality a configuration *builder* should use (spec: SHOULD be 95).
-/// Parsing never applies it: `quality` is required.
-pub const DEFAULT_QUALITY: u8 = 95;
-
 /// The error for a configuration that is not an object; `got` says what it is.
 pub fn not_an_object(got: &str) -> CodecError {
     CodecError::config(format!(

@@ -171,13 +171,6 @@ fn decimals(a: f64, places: usize) -> (String, bool) {
 /// deep enough value would overflow the stack and trap.
 pub const MAX_DEPTH: usize = 32;
 
-/// At most this many values (members, items and everything nested in them) are read
-/// from a JS value: a jpeg configuration holds about 15. Without a bound, an array of
-/// 2^32 − 1 empty slots, or a few hundred bytes of arrays that share their items
-/// (`x = [x, x]` thirty times over: 2^30 values), would keep the reader busy for hours or
-/// overflow a `Vec`'s capacity (a panic, i.e. a trap in wasm).
-pub const MAX_VALUES: usize = 1024;
-
 impl<'de> Deserialize<'de> for ConfigValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(ConfigValueVisitor(0))

@@ -20,8 +20,8 @@ pub enum ErrorKind {
     CorruptStream,
     /// The stream is valid but does not describe this chunk (size, components).
     StreamMismatch,
-    /// A stream this build does not decode (built without the `full-decoder` feature,
-    /// e.g. a progressive stream in the npm package's small modules), but the full
+    /// A stream this build does not decode (built without the `full-decoder` cargo
+    /// feature, e.g. a progressive stream in the npm package's small modules), but the full
     /// decoder does: retry there. The message names the reason.
     NeedsFullDecoder,
 }

@@ -8,9 +8,16 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::config_value::{MAX_DEPTH, MAX_VALUES};
+use crate::config_value::MAX_DEPTH;
 use crate::error::{append, owned, Int};
 use crate::ConfigValue;
+
+/// At most this many values (members, items and everything nested in them) are read
+/// from a JS value: a jpeg configuration holds about 15. Without a bound, an array of
+/// 2^32 − 1 empty slots, or a few hundred bytes of arrays that share their items
+/// (`x = [x, x]` thirty times over: 2^30 values), would keep the reader busy for hours or
+/// overflow a `Vec`'s capacity (a panic, i.e. a trap in wasm).
+const MAX_VALUES: usize = 1024;
 
 /// Reads a JSON-like JS value: null or undefined, a boolean, a number, a BigInt within
 /// 64 bits, a string, an array, or a plain object (its own enumerable string keys, in

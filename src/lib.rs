@@ -1,6 +1,7 @@
 //! The Zarr v3 `jpeg` codec: configuration, chunk layout, colour conversion and
 //! baseline JPEG encode/decode for uint8 chunks. Knows nothing of JavaScript; the
-//! wasm-bindgen boundary lives in `wasm.rs` and only converts values.
+//! wasm-bindgen boundary lives in `wasm.rs` and only converts values. The API is what this
+//! file re-exports; the modules are the crate's own (map: docs/architecture.md).
 //!
 //! ```
 //! use zarr_jpeg::{ConfigValue, JpegConfig};
@@ -14,19 +15,27 @@
 //! assert_eq!(back.len(), samples.len());
 //! ```
 
-pub mod baseline;
-pub mod chunk;
-pub mod color;
-pub mod config;
-pub mod config_value;
-pub mod decode;
+mod baseline;
+mod chunk;
+// The colour fixes after zune-jpeg (the encoder converts in jpeg-encoder).
+#[cfg(feature = "full-decoder")]
+mod color;
+mod config;
+mod config_value;
+mod decode;
 #[cfg(feature = "encoder")]
-pub mod encode;
-pub mod error;
-pub mod markers;
+mod encode;
+mod error;
+mod markers;
 #[cfg(feature = "encoder")]
-pub mod rewrite;
-pub mod tile_stream;
+mod rewrite;
+mod sink;
+mod tile_stream;
+
+/// What the test suites need from inside the crate (not part of the API).
+#[cfg(feature = "test-hooks")]
+#[doc(hidden)]
+pub mod testing;
 
 /// JS values ⇄ `ConfigValue` for the boundary.
 #[cfg(target_arch = "wasm32")]
@@ -38,7 +47,7 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes, SampleSink};
+pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes};
 #[cfg(feature = "encoder")]
 pub use encode::{
     check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,
@@ -46,6 +55,7 @@ pub use encode::{
 };
 pub use decode::StoredColorSpace;
 pub use error::{CodecError, ErrorKind};
+pub use sink::SampleSink;
 pub use tile_stream::complete_tile_stream;
 
 /// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of

@@ -1,5 +1,5 @@
 //! Differential test of the baseline decoder (src/baseline/) against the zune-jpeg path
-//! of `decode::decode_checked`: every fixture, streams from our encoder (all eight
+//! of `decode::full`: every fixture, streams from our encoder (all eight
 //! sampling schemes, `rgb`, grayscale; 1×1 to 300×13, the taller ones with our restart
 //! intervals, decoded two at a time), libjpeg-turbo streams with restart
 //! intervals, and mutations of all of them (truncations, bit flips, bytes set to
@@ -10,12 +10,12 @@
 //! samples zune-jpeg gives when asked as `decode_checked` asks it; every clean baseline
 //! stream must be accepted (counted). (2) `zarr_jpeg::decode`: identical samples or
 //! identical error messages with the baseline decoder on and forced off
-//! (`decode::set_baseline_for_tests`).
+//! (`testing::set_baseline_for_tests`).
 
 mod common;
 
 use common::{cjpeg, config, encoder_configs, pattern_image, repo_path, Image};
-use zarr_jpeg::baseline::{self, Output};
+use zarr_jpeg::testing::baseline::{self, Output};
 use zarr_jpeg::{ChunkLayout, JpegConfig};
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
@@ -35,7 +35,7 @@ fn chunks_for(stream: &[u8]) -> (Vec<JpegConfig>, Vec<u64>) {
             r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]], "decoded_color_space": "{decoded}"}}"#
         ))
     };
-    match zarr_jpeg::markers::read_header(stream) {
+    match zarr_jpeg::testing::read_header(stream) {
         Ok(h) if h.components.len() == 1 => (
             vec![config(
                 r#"{"quality": 90, "encoded_color_space": "grayscale"}"#,
@@ -62,7 +62,7 @@ fn zune(
         .set_max_width(usize::from(width))
         .set_max_height(usize::from(height))
         .set_strict_mode(true)
-        .jpeg_set_max_scans(zarr_jpeg::decode::MAX_SCANS)
+        .jpeg_set_max_scans(zarr_jpeg::testing::MAX_SCANS)
         .jpeg_set_out_colorspace(out);
     let mut decoder = JpegDecoder::new_with_options(ZCursor::new(stream), options);
     decoder.decode_headers().map_err(|e| e.to_string())?;
@@ -83,7 +83,7 @@ fn direct(name: &str, stream: &[u8]) -> (usize, usize) {
     let Ok(layout) = ChunkLayout::for_config(&shape, &configs[0]) else {
         return (0, 0);
     };
-    let Ok((header, _)) = zarr_jpeg::decode::check_stream(stream, &layout) else {
+    let Ok((header, _)) = zarr_jpeg::testing::check_stream(stream, &layout) else {
         return (0, 0);
     };
     let zune_sees_rgb =
@@ -129,9 +129,9 @@ fn codec(name: &str, stream: &[u8]) {
     let (configs, shape) = chunks_for(stream);
     for config in configs {
         let run = |on: bool| {
-            zarr_jpeg::decode::set_baseline_for_tests(on);
+            zarr_jpeg::testing::set_baseline_for_tests(on);
             let r = zarr_jpeg::decode(&config, stream, &shape).map_err(|e| e.to_string());
-            zarr_jpeg::decode::set_baseline_for_tests(true);
+            zarr_jpeg::testing::set_baseline_for_tests(true);
             r
         };
         let (on, off) = (run(true), run(false));

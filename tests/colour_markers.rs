@@ -1,4 +1,4 @@
-//! The decoder's colour-space rules (src/decode.rs `stored_color_space`, src/markers.rs
+//! The decoder's colour-space rules (src/decode/colour.rs `stored_color_space`, src/markers.rs
 //! `read_header`), on streams made by libjpeg-turbo's `cjpeg` whose JFIF / Adobe markers
 //! and component ids are edited here, each compared with libjpeg-turbo's `djpeg` or with
 //! the rule the code and the spec give where libjpeg-turbo and this codec differ:
@@ -195,7 +195,7 @@ fn unknown_adobe_transforms_are_rejected() {
 #[test]
 fn jfif_beside_adobe_transform_0_is_rejected() {
     // libjpeg-turbo lets JFIF win (YCbCr), zune-jpeg the Adobe marker (RGB): the code
-    // rejects the contradiction rather than pick one (src/decode.rs stored_color_space).
+    // rejects the contradiction rather than pick one (src/decode/colour.rs stored_color_space).
     for stream in [
         with_markers(&cjpeg_ycbcr(), &[jfif(), adobe(0)]),
         with_markers(&cjpeg_rgb(), &[jfif(), adobe(0)]),
@@ -235,7 +235,7 @@ fn a_jfif_app0_shorter_than_14_bytes_is_ignored_as_libjpeg_turbo_does() {
     for len in [5, 7, 13] {
         let short = (0xE0, jfif().1[..len].to_vec());
         let stream = with_markers(&cjpeg_rgb(), &[short]);
-        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        let header = zarr_jpeg::testing::read_header(&stream).unwrap();
         assert!(!header.jfif, "{len}-byte JFIF APP0 counted as JFIF");
         assert_decodes_as_djpeg(&stream, &format!("{len}-byte JFIF APP0, ids R,G,B"));
     }
@@ -244,7 +244,7 @@ fn a_jfif_app0_shorter_than_14_bytes_is_ignored_as_libjpeg_turbo_does() {
         let mut long = jfif();
         long.1.extend(vec![0; extra]);
         let stream = with_markers(&cjpeg_rgb(), &[long]);
-        assert!(zarr_jpeg::markers::read_header(&stream).unwrap().jfif);
+        assert!(zarr_jpeg::testing::read_header(&stream).unwrap().jfif);
         assert_decodes_as_djpeg(&stream, "JFIF APP0 of 14+ bytes, ids R,G,B");
     }
 }
@@ -255,12 +255,12 @@ fn an_adobe_app14_shorter_than_12_bytes_is_ignored_as_libjpeg_turbo_does() {
     for len in [5, 11] {
         let short = (0xEE, adobe(1).1[..len].to_vec());
         let stream = with_markers(&cjpeg_rgb(), &[short]);
-        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        let header = zarr_jpeg::testing::read_header(&stream).unwrap();
         assert_eq!(header.adobe_transform, None, "{len}-byte Adobe APP14");
     }
     let stream = with_markers(&cjpeg_rgb(), &[adobe(1)]);
     assert_eq!(
-        zarr_jpeg::markers::read_header(&stream)
+        zarr_jpeg::testing::read_header(&stream)
             .unwrap()
             .adobe_transform,
         Some(1)

@@ -5,7 +5,6 @@
 mod common;
 
 use common::{config_value, BASELINE_SCHEMES};
-use zarr_jpeg::config::DEFAULT_QUALITY;
 use zarr_jpeg::{DecodedColorSpace, EncodedColorSpace, ErrorKind, JpegConfig, SamplingFactor};
 
 fn reject(json: &str, expected: &[&str]) {
@@ -49,11 +48,6 @@ fn quality_is_a_required_integer_from_1_to_100() {
         accept(r#"{"quality": 90.0, "encoded_color_space": "grayscale"}"#).quality,
         90
     );
-}
-
-#[test]
-fn default_quality_for_builders_is_95() {
-    assert_eq!(DEFAULT_QUALITY, 95);
 }
 
 #[test]

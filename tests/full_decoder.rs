@@ -95,14 +95,8 @@ fn progressive_streams_need_the_full_decoder_without_it() {
         assert_eq!(err.kind(), ErrorKind::NeedsFullDecoder, "{file}: {err}");
         let text = err.to_string();
         assert!(
-            text.starts_with(
-                "jpeg: JPEG stream needs the full decoder: this module's baseline decoder leaves \
-                 this stream to the full decoder (a progressive stream (SOF2));"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("await initFullDecoder()") && text.contains("`full-decoder`"),
+            text == "jpeg: JPEG stream needs the full decoder: this module's baseline decoder \
+                    leaves this stream to the full decoder (a progressive stream (SOF2))",
             "{text}"
         );
         // decode_into leaves the buffer alone.
@@ -167,7 +161,7 @@ fn streams_needing_a_colour_conversion_go_to_the_full_decoder() {
         let ycbcr = result.unwrap();
         let rgb = zarr_jpeg::decode(&rgb_config, &stream, &shape).unwrap();
         let mut expected = rgb.clone();
-        zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut expected);
+        zarr_jpeg::testing::rgb_to_ycbcr_in_place(&mut expected);
         assert_eq!(ycbcr, expected);
     }
     #[cfg(not(feature = "full-decoder"))]

@@ -1,4 +1,4 @@
-//! Before zune-jpeg decodes a stream (the full decoder), `src/decode.rs` reserves what
+//! Before zune-jpeg decodes a stream (the full decoder), `src/decode/full.rs` reserves what
 //! zune will allocate, `decode::zune_buffer_sizes`, so that an image too large for memory
 //! is an error naming the problem instead of an allocation failure inside zune, which
 //! aborts (a trap in wasm: `tests/js/full-decoder.test.mjs` checks that side). The
@@ -11,8 +11,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use zarr_jpeg::decode::zune_buffer_sizes;
-use zarr_jpeg::markers::read_header;
+use zarr_jpeg::testing::{read_header, zune_buffer_sizes};
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
@@ -57,7 +56,7 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 /// The bytes zune-jpeg allocates at its peak while decoding `stream` into an output
-/// allocated beforehand, as `run_zune` in src/decode.rs calls it.
+/// allocated beforehand, as `run_zune` in src/decode/full.rs calls it.
 fn zune_peak(stream: &[u8], out: &mut [u8], colour: ColorSpace) -> usize {
     let options = DecoderOptions::default()
         .set_strict_mode(true)

@@ -153,7 +153,7 @@ fn sos_gray(s: &mut Vec<u8>, ss: u8, se: u8, ah_al: u8) {
 /// that each call returns the chunk's length or an error, and never panics.
 fn decode_every_way(stream: &[u8]) {
     let mut shapes: Vec<(u64, u64)> = vec![(1, 1), (8, 8), (61, 47)];
-    if let Ok(header) = zarr_jpeg::markers::read_header(stream) {
+    if let Ok(header) = zarr_jpeg::testing::read_header(stream) {
         shapes.push((u64::from(header.height), u64::from(header.width)));
     }
     for config in all_configs() {
@@ -434,7 +434,7 @@ fn thousands_of_tiny_scans_finish_quickly() {
             result.as_ref().map(|v| v.len()).map_err(|e| e.to_string())
         );
         assert!(took < Duration::from_secs(5), "took {took:?}");
-        if scans < zarr_jpeg::decode::MAX_SCANS {
+        if scans < zarr_jpeg::testing::MAX_SCANS {
             assert!(result.unwrap().iter().all(|&v| v == 128));
         } else {
             assert!(result.is_err());

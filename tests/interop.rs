@@ -123,7 +123,7 @@ fn ycbcr_passthrough_streams_are_ordinary_ycbcr_jpeg() {
     // normal YCbCr JPEG: libjpeg-turbo's RGB output equals ours when we decode to rgb.
     let rgb = ihc().tile(64, 96, 100, 100);
     let mut ycc = rgb.samples.clone();
-    zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut ycc);
+    zarr_jpeg::testing::rgb_to_ycbcr_in_place(&mut ycc);
     let pass = config(
         r#"{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
     );
@@ -207,7 +207,7 @@ fn separate_scan_colour_streams_decode_like_libjpeg_turbo_or_are_refused_by_name
                         args.extend(["-restart", rows]);
                     }
                     let stream = cjpeg(&image, &args);
-                    let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+                    let header = zarr_jpeg::testing::read_header(&stream).unwrap();
                     assert!(usize::from(header.first_scan_components) < 3, "{args:?}: one scan");
                     let what = format!("{width}×{height} {args:?}");
                     // a scan of Y with Cb is refused only where a factor is not 1 × 1

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use zarr_jpeg::encode::{encode_from_with_options, EncodeOptions, QuantTable};
+use zarr_jpeg::{encode_from_with_options, EncodeOptions, QuantTable};
 
 /// mozjpeg's base tables (natural order), by option value: luma, then chroma.
 const MOZJPEG_TABLES: [(&str, [u16; 64], [u16; 64]); 9] = [

@@ -73,7 +73,7 @@ fn spec_grayscale_example_round_trips_on_cell_in_both_shapes() {
 fn spec_ycbcr_passthrough_example_returns_ycbcr() {
     let rgb = ihc().tile(256, 256, 128, 128);
     let mut ycc = rgb.samples.clone();
-    zarr_jpeg::color::rgb_to_ycbcr_in_place(&mut ycc);
+    zarr_jpeg::testing::rgb_to_ycbcr_in_place(&mut ycc);
     let config = config(
         r#"{"quality": 90, "encoded_color_space": "ycbcr", "decoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#,
     );
@@ -187,7 +187,7 @@ fn odd_sizes_round_trip_to_exactly_the_chunk_shape() {
         let image = source.tile(*h, *w, 3, 5);
         let config = config(json);
         let stream = zarr_jpeg::encode(&config, &image.samples, &image.shape()).unwrap();
-        let header = zarr_jpeg::markers::read_header(&stream).unwrap();
+        let header = zarr_jpeg::testing::read_header(&stream).unwrap();
         assert_eq!(
             (header.height as usize, header.width as usize),
             (*h, *w),

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use zarr_jpeg::encode::{encode_from_with_options, EncodeOptions};
+use zarr_jpeg::{encode_from_with_options, EncodeOptions};
 
 fn options(trellis: bool, restart_intervals: bool) -> EncodeOptions {
     EncodeOptions {

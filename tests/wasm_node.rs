@@ -3,13 +3,13 @@
 
 // Shared with the native suites: test configurations from JSON, the baseline schemes.
 mod common;
-#[cfg(feature = "scalar-reference")]
+#[cfg(all(feature = "scalar-reference", feature = "test-hooks"))]
 mod encode_identity;
 // The baseline decoder against the zune-jpeg path (tests/baseline_decoder.rs natively).
 mod entropy_coding;
 mod sample_sinks;
 mod sample_sources;
-#[cfg(feature = "scalar-reference")]
+#[cfg(feature = "test-hooks")]
 mod wasm_baseline;
 mod wasm_cases;
 

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let (mut h, mut w) = (u64::from(u16::from_be_bytes([data[2], data[3]])), u64::from(u16::from_be_bytes([data[4], data[5]])));
     if mode % 4 != 0 {
         // Use the stream's own dimensions (capped so a fuzz run stays within memory).
-        if let Ok(header) = zarr_jpeg::markers::read_header(stream) {
+        if let Ok(header) = zarr_jpeg::testing::read_header(stream) {
             h = u64::from(header.height);
             w = u64::from(header.width);
         }

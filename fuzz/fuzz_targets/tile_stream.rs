@@ -21,8 +21,8 @@ fuzz_target!(|data: &[u8]| {
     let (tables, tile) = data[3..].split_at(split);
     let tables = if tables.is_empty() { None } else { Some(tables) };
     if let (Ok(stream), Some(declared)) = (complete_tile_stream(tile, tables, declared), declared) {
-        let header = zarr_jpeg::markers::read_header(&stream).expect("a completed stream has a header");
-        if let Ok(stored) = zarr_jpeg::decode::stored_color_space(&header) {
+        let header = zarr_jpeg::testing::read_header(&stream).expect("a completed stream has a header");
+        if let Ok(stored) = zarr_jpeg::testing::stored_color_space(&header) {
             assert_eq!(stored, declared);
         }
     }

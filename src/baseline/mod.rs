@@ -4,7 +4,7 @@
 //! intervals, any size. It decodes MCU row by MCU row (Huffman → IDCT into per-component
 //! row buffers → up-sampling and colour conversion straight into the output) with
 //! zune-jpeg's own stages (`zune_jpeg::__kernels`), so its output is byte-identical to
-//! the zune-jpeg path in `decode::decode_checked`; it links none of zune's marker parser,
+//! the zune-jpeg path in `decode::full`; it links none of zune's marker parser,
 //! progressive decoder or general post-processing.
 //!
 //! Anything it does not handle exactly like zune-jpeg returns [`Defer`] (corrupt
@@ -29,7 +29,7 @@ use idct::Idct;
 use output::{Chroma, Sink, Writer};
 use scan::{RowBuffer, Scan};
 
-use crate::decode::SampleSink;
+use crate::sink::{Conversion, SampleSink, Target};
 
 /// Why the baseline decoder left a stream to zune-jpeg.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,29 +54,9 @@ pub enum Output {
     YcbcrToRgb,
 }
 
-/// Where the samples go: a slice of the whole chunk, written in place, or a
-/// [`SampleSink`] of `len` samples, handed one band of rows at a time from a small buffer.
-pub(crate) enum Target<'o> {
-    Slice(&'o mut [u8]),
-    Sink {
-        sink: &'o mut dyn SampleSink,
-        len: usize,
-    },
-}
-
-impl Target<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Target::Slice(out) => out.len(),
-            Target::Sink { len, .. } => *len,
-        }
-    }
-}
-
-/// A colour conversion applied to each band of output rows in place.
-pub(crate) type Convert = Option<fn(&mut [u8])>;
-
-/// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers.
+/// Decodes `stream` into `out` (height × width × 1 or 3 samples) or defers (for tests that
+/// call the baseline decoder alone).
+#[cfg(feature = "test-hooks")]
 pub fn decode(stream: &[u8], output: Output, out: &mut [u8]) -> Result<(), Defer> {
     decode_to(stream, output, Target::Slice(out), None)
 }
@@ -91,7 +71,7 @@ pub(crate) fn decode_to(
     stream: &[u8],
     output: Output,
     target: Target<'_>,
-    convert: Convert,
+    convert: Option<Conversion>,
 ) -> Result<(), Defer> {
     let mut frame = headers::parse(stream)?;
     if let [only] = &mut frame.components[..] {

@@ -19,8 +19,8 @@ use zune_jpeg::__kernels::{
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 
 use super::scan::RowBuffer;
-use super::{Convert, Defer, Output};
-use crate::decode::SampleSink;
+use super::{Defer, Output};
+use crate::sink::{Conversion, SampleSink};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Chroma {
@@ -49,7 +49,7 @@ pub(crate) struct Sink<'o> {
     /// first row of the band, and rows in it so far
     pub first: usize,
     pub rows: usize,
-    pub convert: Convert,
+    pub convert: Option<Conversion>,
     /// bytes per output row
     pub row_bytes: usize,
     pub width: usize,

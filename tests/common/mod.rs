@@ -9,7 +9,7 @@ use zarr_jpeg::{ConfigValue, JpegConfig};
 
 /// The luma sampling factors of every scheme a baseline JPEG can carry (chroma [1, 1]):
 /// what the codec must encode and decode. Written out here, independent of
-/// `zarr_jpeg::config::SUPPORTED_LUMA_FACTORS`, so the tests state the expectation.
+/// `SUPPORTED_LUMA_FACTORS` in src/config.rs, so the tests state the expectation.
 pub const BASELINE_SCHEMES: [(u8, u8); 8] = [
     (1, 1),
     (2, 1),

@@ -8,11 +8,9 @@ use crate::common::{
     config, pattern_chunk, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
 };
 use wasm_bindgen_test::wasm_bindgen_test;
-use zarr_jpeg::encode::{
-    encode, encode_from_with_options, encode_scalar_reference,
-    encode_scalar_reference_with_options, EncodeOptions, QuantTable,
-};
+use zarr_jpeg::testing::{encode_scalar_reference, encode_scalar_reference_with_options};
 use zarr_jpeg::JpegConfig;
+use zarr_jpeg::{encode, encode_from_with_options, EncodeOptions, QuantTable};
 
 fn modes() -> Vec<(String, usize)> {
     let mut modes = Vec::new();

@@ -18,7 +18,7 @@ use crate::common::{pattern_image as image, ENCODER_COLOUR_TYPES, ENCODER_SAMPLI
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 #[cfg(not(target_arch = "wasm32"))]
-use zarr_jpeg::encode::encode;
+use zarr_jpeg::encode;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;

@@ -3,7 +3,7 @@
 //! `zarr_jpeg::decode`'s samples or its error, and the bands must come in order,
 //! contiguous, whole rows of at most 64 KiB (at least one row), covering the chunk once
 //! (the streams the baseline decoder defers: one band of the whole chunk). Natively
-//! (`tests/decode_bands.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD kernels),
+//! (`tests/sample_sinks/main.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD kernels),
 //! where the wasm export's `Uint8Array` is compared too.
 
 use crate::common::{config, encoder_configs, pattern_image, FIXTURES};
@@ -126,7 +126,7 @@ fn chunks_for(stream: &[u8]) -> (Vec<(&'static str, JpegConfig)>, Vec<u64>) {
             r#"{{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]], "decoded_color_space": "{decoded}"}}"#
         ))
     };
-    match zarr_jpeg::markers::read_header(stream) {
+    match zarr_jpeg::testing::read_header(stream) {
         Ok(h) if h.components.len() == 1 => (
             vec![(
                 "grayscale",

@@ -1,7 +1,7 @@
 //! Encoding from a `SampleSource` (the samples copied in one MCU row at a time, as the wasm
 //! boundary reads the caller's `Uint8Array`) must write the bytes of encoding a slice, and
 //! the vendored encoder's `encode_rows` the bytes of its `encode`, on every path. Natively
-//! (`tests/encode_rows.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD row
+//! (`tests/sample_sources/main.rs`) and in `--test wasm_node` (with `+simd128`, the SIMD row
 //! kernels).
 
 use std::cell::{Cell, RefCell};

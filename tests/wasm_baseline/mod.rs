@@ -2,12 +2,12 @@
 //! kernels it picks differ by build (simd128 or scalar): every fixture and streams of
 //! our encoder in all eight sampling schemes, `rgb` and grayscale at odd sizes, plus
 //! byte mutations; `zarr_jpeg::decode` must give identical samples or errors with the
-//! baseline decoder on and forced off (`decode::set_baseline_for_tests`), and every
+//! baseline decoder on and forced off (`testing::set_baseline_for_tests`), and every
 //! clean baseline stream must be decoded by the baseline decoder itself.
 //! (tests/baseline_decoder.rs is the larger native version.)
 
 use wasm_bindgen_test::wasm_bindgen_test;
-use zarr_jpeg::baseline::{self, Output};
+use zarr_jpeg::testing::baseline::{self, Output};
 use zarr_jpeg::ChunkLayout;
 
 use crate::common::{config, encoder_configs, pattern_image, FIXTURES};
@@ -35,7 +35,7 @@ fn configs(components: usize) -> Vec<(&'static str, String)> {
 /// Compares the codec with the baseline decoder on and off; returns whether the
 /// baseline decoder itself decodes every output of the stream.
 fn check(name: &str, stream: &[u8]) -> bool {
-    let Ok(header) = zarr_jpeg::markers::read_header(stream) else {
+    let Ok(header) = zarr_jpeg::testing::read_header(stream) else {
         return false;
     };
     let n = header.components.len();
@@ -47,9 +47,9 @@ fn check(name: &str, stream: &[u8]) -> bool {
     let mut all_accepted = true;
     for (decoded, json) in configs(n) {
         let config = config(&json);
-        zarr_jpeg::decode::set_baseline_for_tests(false);
+        zarr_jpeg::testing::set_baseline_for_tests(false);
         let off = zarr_jpeg::decode(&config, stream, &shape).map_err(|e| e.to_string());
-        zarr_jpeg::decode::set_baseline_for_tests(true);
+        zarr_jpeg::testing::set_baseline_for_tests(true);
         let on = zarr_jpeg::decode(&config, stream, &shape).map_err(|e| e.to_string());
         assert!(
             on == off,
@@ -58,7 +58,7 @@ fn check(name: &str, stream: &[u8]) -> bool {
         // the baseline decoder alone, for the acceptance count
         let layout = ChunkLayout::for_config(&shape, &config);
         let ok = match layout {
-            Ok(layout) if zarr_jpeg::decode::check_stream(stream, &layout).is_ok() => {
+            Ok(layout) if zarr_jpeg::testing::check_stream(stream, &layout).is_ok() => {
                 let sees_rgb =
                     n == 3 && (header.adobe_transform == Some(0) || header.ids_are_rgb());
                 let output = match (n, decoded) {

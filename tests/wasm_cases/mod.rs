@@ -340,7 +340,7 @@ fn encode_options_leave_restart_intervals_out_or_name_what_is_wrong() {
 }
 
 /// The full decoder reserves what zune-jpeg will allocate before it decodes
-/// (src/decode.rs): 4 MB of progressive stream claiming a 26000² RGB image, whose
+/// (src/decode/full.rs): 4 MB of progressive stream claiming a 26000² RGB image, whose
 /// coefficients alone would take 4 GB, is an error naming the memory it needs, not a trap
 /// (an allocation failure in wasm), and the module decodes on.
 #[wasm_bindgen_test]

@@ -1,8 +1,10 @@
-//! Native run of tests/entropy_coding (the optimised-table writer against the standard
-//! writers, zune-jpeg and libjpeg-turbo); `--test wasm_node` runs the module in wasm.
+//! Native run of this suite, mod.rs (the optimised-table writer against the standard
+//! writers, zune-jpeg and libjpeg-turbo); `--test wasm_node` runs mod.rs in wasm.
 #![cfg(not(target_arch = "wasm32"))]
 
+#[path = "../common/mod.rs"]
 mod common;
+#[path = "mod.rs"]
 mod entropy_coding;
 
 /// Grayscale with optimised tables now takes the interleaved writer (one component's
