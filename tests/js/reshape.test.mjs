@@ -5,7 +5,6 @@ import assert from "node:assert/strict";
 import * as zarr from "zarrita";
 import * as pkg from "../../dist/index.js";
 
-// The package's public face re-exports js/zarrita.js; until it does, read the same built module directly.
 const api = pkg;
 const { register, ReshapeCodec, decode } = api;
 register(zarr.registry);

@@ -12,7 +12,6 @@ import * as pkg from "../../dist/index.js";
 import { QUANT_TABLES } from "../../dist/advanced.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 
-// The package's public face re-exports js/zarrita.js; until it does, read the same built module directly.
 const api = pkg;
 const { init, encode, decode, register, JpegCodec } = api;
 
