@@ -8,12 +8,20 @@ import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "./c
 // tiles, decodes PNG input, downsamples and writes), up to 8, which bounds what more could add.
 const DEFAULT_WORKERS = Math.max(0, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
-const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg> <out.zarr> [options]
+const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs> <out.zarr> [options]
 
 Writes an OME-Zarr 0.5 image: a Zarr v3 group with a pyramid of uint8 arrays
 (2× area averaging per level until the image fits one chunk), every chunk a
 JPEG image (the Zarr v3 "jpeg" codec). Colour images are stored (c, y, x) with a
 transpose codec, so each chunk is still one interleaved RGB JPEG.
+
+TIFF, BigTIFF, OME-TIFF and SVS whose first page has 8-bit JPEG tiles: each
+level-0 chunk IS its tile's JPEG data (tables spliced in, colour markers set
+from the Photometric tag; not re-encoded), chunk shape = tile shape; the
+quality recorded is an estimate from the tiles' tables; levels 1+ are
+re-encoded (--quality, default the estimate). Read a row of tiles at a time.
+--color, --subsampling and --chunk do not apply. Levels of more than 1,024
+chunks are stored in shards of 16 × 16 chunks (--shard 0: none).
 
 options:
   --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})
@@ -22,7 +30,8 @@ options:
                      converts to luma; rgb stores channels without colour transform)
   --subsampling S    chroma subsampling for ycbcr: ${Object.keys(SUBSAMPLING).join(", ")} (default ${DEFAULTS.subsampling})
   --chunk N          chunk side in pixels (default ${DEFAULTS.chunk}; multiples of 16 avoid edge padding)
-  --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk)
+  --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk;
+                     TIFF input: 0 for none)
   --levels N         number of pyramid levels (default: halve until one chunk holds the image)
   --channel-axis A   first (c, y, x: OME-Zarr 0.5 axis order, default) | last (y, x, c)
   --name NAME        multiscale name (default: the input file's name)

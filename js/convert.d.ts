@@ -41,7 +41,7 @@ export interface ConvertOptions {
   subsampling?: SubsamplingName | readonly SamplingFactors[] | null;
   /** Chunk side in pixels (default 256). */
   chunk?: number;
-  /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk`. */
+  /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk` (TIFF input: 0 for none; default there: levels of more than 1,024 chunks in shards of 16 × 16 chunks). */
   shard?: number | null;
   /** Number of pyramid levels (default: halve until one chunk holds the image). */
   levels?: number | null;
@@ -104,10 +104,22 @@ export interface ConvertSummary {
   /** Worker threads that encoded the chunks: `workers`, or 0 where they could not start (then this thread did). */
   workers: number;
   warnings: string[];
+  /** TIFF input: what was read (its first page). */
+  source?: { format: "TIFF" | "BigTIFF"; page: string; pixelSize: { x: number; y: number; source: string } | null };
+  /** TIFF input: level-0 tiles copied unchanged, decoded and re-encoded (another frame: progressive, other sampling or size), and empty (not stored). */
+  tiles?: { copied: number; reencoded: number; empty: number };
+  /** TIFF input: `config.quality` is the IJG quality nearest the tiles' quantisation tables (an estimate). */
+  qualityEstimated?: boolean;
+  /** TIFF input: the configuration of levels 1+ (level 0's is `config`). */
+  levelConfig?: NormalizedJpegCodecConfiguration;
 }
 
 /**
- * Converts an image (a PNG/JPEG file path, or raw samples) into a JPEG-compressed OME-Zarr
+ * Converts an image (a PNG/JPEG/TIFF file path, or raw samples). A TIFF (BigTIFF, OME-TIFF,
+ * SVS) whose first page has 8-bit JPEG tiles keeps them: each level-0 chunk is its tile's
+ * JPEG data made a complete stream (not re-encoded); `color`, `subsampling` and `chunk` do
+ * not apply to it, `quality` sets levels 1+ only, and `shard` 0 turns the default sharding
+ * of large levels (more than 1,024 chunks: shards of 16 × 16 chunks) off. into a JPEG-compressed OME-Zarr
  * 0.5 image at `output` (a directory that must not exist unless `overwrite`), written under
  * a temporary name and renamed at the end. Rejects with a ConvertError for what it refuses.
  */

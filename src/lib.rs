@@ -23,6 +23,7 @@ pub mod decode;
 #[cfg(feature = "encoder")]
 pub mod encode;
 pub mod error;
+pub mod inspect;
 pub mod markers;
 #[cfg(feature = "encoder")]
 pub mod rewrite;

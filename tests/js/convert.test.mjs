@@ -440,7 +440,7 @@ test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated P
   await assert.rejects(convert(path.join(tmp, "missing.png"), dir), (e) => e instanceof ConvertError && /cannot read .*missing\.png: no such file/.test(e.message));
   const text = path.join(tmp, "notes.txt");
   fs.writeFileSync(text, "not an image");
-  await assert.rejects(convert(text, dir), /neither a PNG nor a JPEG/);
+  await assert.rejects(convert(text, dir), /neither a PNG, a JPEG nor a TIFF/);
   const png16 = path.join(tmp, "deep.png");
   writePng(png16, 8, 8, new Uint8Array(8 * 8 * 3 * 2).fill(7), { colorType: 2, bitDepth: 16 });
   await assert.rejects(convert(png16, dir), (e) => e instanceof ConvertError && /16-bit RGB PNG.*8-bit \(uint8\)/.test(e.message));

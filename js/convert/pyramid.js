@@ -1,0 +1,184 @@
+// The streaming pyramid: level 0 arrives a band of rows at a time (a row of tiles), and
+// every level keeps only what it has not yet written — at most one chunk row of samples
+// plus one odd row waiting for its pair — so memory does not grow with the image.
+//
+//   level n+1 = level n averaged over 2×2 areas (rounded mean; a last odd row or column
+//   averages what there is), exactly as convert.js's downsample2x does for a whole level.
+//
+// Chunks are stored as they are made: one file each, or gathered into the shards of the
+// current shard row and written when that shard row is complete.
+import fs from "node:fs";
+import path from "node:path";
+import { crc32c } from "../convert.js";
+
+const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not stored
+
+/** Averages two rows (b may be null: the last odd row) of `width` pixels × C into `out`. */
+export function downsampleRows(a, b, width, C, out) {
+  const pairs = (width >> 1) * 2 * C;
+  let o = 0;
+  if (b) {
+    for (let i = 0; i < pairs; i += 2 * C) {
+      for (let c = 0; c < C; c++) out[o++] = (a[i + c] + a[i + C + c] + b[i + c] + b[i + C + c] + 2) >> 2;
+    }
+    if (width & 1) for (let c = 0; c < C; c++) out[o++] = (a[pairs + c] + b[pairs + c] + 1) >> 1;
+  } else {
+    for (let i = 0; i < pairs; i += 2 * C) {
+      for (let c = 0; c < C; c++) out[o++] = (a[i + c] + a[i + C + c] + 1) >> 1;
+    }
+    if (width & 1) for (let c = 0; c < C; c++) out[o++] = a[pairs + c];
+  }
+  return out;
+}
+
+/**
+ * Where a level's chunks go: `store(cy, cx, bytes)` in any order within a chunk row, and
+ * `endChunkRow(cy)` after each chunk row (writes the shards it completes).
+ *   dir: the level's directory; grid: { chunk, shard, chunks }; key(cy, cx): a chunk key's path parts.
+ */
+export class ChunkStore {
+  constructor(dir, grid, key, onWrite) {
+    this.dir = dir;
+    this.grid = grid;
+    this.key = key;
+    this.onWrite = onWrite;
+    this.per = grid.shard ? [grid.shard[0] / grid.chunk[0], grid.shard[1] / grid.chunk[1]] : null;
+    this.shards = new Map(); // sx → { index, parts, offset }
+  }
+
+  #write(file, bytes) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
+    this.onWrite(bytes.length);
+  }
+
+  store(cy, cx, bytes) {
+    if (!this.per) {
+      this.#write(path.join(this.dir, this.key(cy, cx)), bytes);
+      return;
+    }
+    const [py, px] = this.per;
+    const sx = Math.floor(cx / px);
+    let shard = this.shards.get(sx);
+    if (!shard) {
+      shard = { index: new BigUint64Array(py * px * 2).fill(EMPTY), parts: [], offset: 0 };
+      this.shards.set(sx, shard);
+    }
+    const at = 2 * ((cy % py) * px + (cx - sx * px));
+    shard.index[at] = BigInt(shard.offset);
+    shard.index[at + 1] = BigInt(bytes.length);
+    shard.parts.push(bytes);
+    shard.offset += bytes.length;
+  }
+
+  endChunkRow(cy) {
+    if (!this.per) return;
+    const last = cy === this.grid.chunks[0] - 1;
+    if (!last && (cy + 1) % this.per[0] !== 0) return;
+    const sy = Math.floor(cy / this.per[0]);
+    for (const sx of [...this.shards.keys()].sort((a, b) => a - b)) {
+      const shard = this.shards.get(sx);
+      const indexBytes = new Uint8Array(shard.index.buffer); // little-endian on every platform Node runs on
+      const crc = new DataView(new ArrayBuffer(4));
+      crc.setUint32(0, crc32c(indexBytes), true);
+      this.#write(path.join(this.dir, this.key(sy, sx)), Buffer.concat([...shard.parts, indexBytes, new Uint8Array(crc.buffer)]));
+    }
+    this.shards.clear();
+  }
+}
+
+/**
+ * One level that takes rows and writes chunks: `push(rows, n)` (n rows of `width` × C
+ * samples), `finish()`. `encodeChunk(samples, cy, cx)` → Promise<Uint8Array>; `next` the
+ * level below (or null). `writeChunks` false: level 0 whose chunks were copied, so its rows
+ * only feed the level below.
+ */
+export class LevelWriter {
+  constructor({ height, width, channels, grid, store, encodeChunk, next, writeChunks = true, onChunk }) {
+    Object.assign(this, { height, width, channels, grid, store, encodeChunk, next, writeChunks, onChunk });
+    const [ch] = grid.chunk;
+    this.rowLen = width * channels;
+    this.band = writeChunks ? new Uint8Array(ch * this.rowLen) : null;
+    this.bandRows = 0;
+    this.chunkRow = 0;
+    this.rowsIn = 0;
+    this.pending = null; // an odd row waiting for its pair (for the level below)
+    this.down = next ? new Uint8Array(next.rowLen * 64) : null; // rows made for the level below, sent in batches
+    this.downRows = 0;
+  }
+
+  async push(rows, n) {
+    const { rowLen } = this;
+    for (let r = 0; r < n; r++) {
+      const row = rows.subarray(r * rowLen, (r + 1) * rowLen);
+      if (this.band) {
+        this.band.set(row, this.bandRows * rowLen);
+        this.bandRows++;
+      }
+      this.rowsIn++;
+      if (this.next) {
+        if (this.pending) {
+          downsampleRows(this.pending, row, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
+          this.pending = null;
+          if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
+        } else if (this.rowsIn === this.height) {
+          downsampleRows(row, null, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
+          if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
+        } else {
+          this.pending = Uint8Array.from(row);
+        }
+      }
+      if (this.band && (this.bandRows === this.grid.chunk[0] || this.rowsIn === this.height)) await this.#writeChunkRow();
+    }
+    if (this.rowsIn > this.height) throw new Error(`internal: level got ${this.rowsIn} rows of ${this.height}`);
+  }
+
+  async #sendDown() {
+    const n = this.downRows;
+    this.downRows = 0;
+    // (a copy: `down` is refilled while the level below may still hold rows of it — it does not: it copies them)
+    await this.next.push(this.down, n);
+  }
+
+  async #writeChunkRow() {
+    const [ch, cw] = this.grid.chunk;
+    const C = this.channels;
+    const cy = this.chunkRow++;
+    const jobs = [];
+    for (let cx = 0; cx < this.grid.chunks[1]; cx++) {
+      const samples = cutTile(this.band, this.bandRows, this.width, C, cx * cw, ch, cw);
+      jobs.push(this.encodeChunk(samples, cy, cx));
+    }
+    for (const job of jobs) job.catch(() => {}); // (awaited in order below)
+    for (let cx = 0; cx < jobs.length; cx++) {
+      const bytes = await jobs[cx];
+      this.store.store(cy, cx, bytes);
+      this.onChunk?.(bytes.length);
+    }
+    this.store.endChunkRow(cy);
+    this.bandRows = 0;
+  }
+
+  /** Called after the last row: flushes rows for the level below, then finishes it. */
+  async finish() {
+    if (this.rowsIn !== this.height) throw new Error(`internal: level finished with ${this.rowsIn} rows of ${this.height}`);
+    if (this.next) {
+      if (this.downRows) await this.#sendDown();
+      await this.next.finish();
+    }
+  }
+}
+
+/** The (ch × cw × C) tile at column x0 of a band of `rows` rows, edges filled by repeating the last row/column. */
+export function cutTile(band, rows, width, C, x0, ch, cw) {
+  const out = new Uint8Array(ch * cw * C);
+  const rowLen = cw * C;
+  const validW = Math.min(cw, width - x0);
+  for (let y = 0; y < ch; y++) {
+    const sy = Math.min(y, rows - 1);
+    const src = (sy * width + x0) * C;
+    out.set(band.subarray(src, src + validW * C), y * rowLen);
+    for (let x = validW; x < cw; x++) out.copyWithin(y * rowLen + x * C, y * rowLen + (validW - 1) * C, y * rowLen + validW * C);
+  }
+  return out;
+}
