@@ -125,7 +125,7 @@ export class LevelWriter {
           downsampleRows(row, null, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
           if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
         } else {
-          this.pending = Uint8Array.from(row);
+          this.pending = row.slice();
         }
       }
       if (this.band && (this.bandRows === this.grid.chunk[0] || this.rowsIn === this.height)) await this.#writeChunkRow();
