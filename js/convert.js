@@ -482,9 +482,19 @@ export async function convert(input, output, options = {}) {
   options = ownOptions(options);
   if (typeof output !== "string" || output === "") throw new ConvertError("output must be a directory path");
   await init();
-  if (typeof input === "string" && sniffFormat(firstBytes(input, 4)) === "tiff") {
+  const format = typeof input === "string" ? sniffFormat(firstBytes(input, 8)) : null;
+  if (format === "tiff") {
     const { convertTiff } = await import("./convert/tiff-convert.js");
     return convertTiff(input, output, options, started);
+  }
+  if (format === "png") {
+    // 8-bit, non-interlaced PNGs stream a band of rows at a time; others are read whole
+    const { pngHeader, streamablePng } = await import("./convert/png-rows.js");
+    const header = pngHeader(input);
+    if (streamablePng(header)) {
+      const { convertPngStream } = await import("./convert/png-convert.js");
+      return convertPngStream(input, header, output, options, started);
+    }
   }
   let image;
   if (typeof input === "string") {

@@ -44,10 +44,15 @@ export class ChunkStore {
     this.onWrite = onWrite;
     this.per = grid.shard ? [grid.shard[0] / grid.chunk[0], grid.shard[1] / grid.chunk[1]] : null;
     this.shards = new Map(); // sx → { index, parts, offset }
+    this.made = new Set(); // directories made
   }
 
   #write(file, bytes) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    if (!this.made.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      this.made.add(dir);
+    }
     fs.writeFileSync(file, bytes);
     this.onWrite(bytes.length);
   }
@@ -109,28 +114,37 @@ export class LevelWriter {
 
   async push(rows, n) {
     const { rowLen } = this;
-    for (let r = 0; r < n; r++) {
-      const row = rows.subarray(r * rowLen, (r + 1) * rowLen);
-      if (this.band) {
-        this.band.set(row, this.bandRows * rowLen);
-        this.bandRows++;
+    if (this.rowsIn + n > this.height) throw new Error(`internal: level got ${this.rowsIn + n} rows of ${this.height}`);
+    // rows into the band, a chunk row at a time
+    if (this.band) {
+      for (let r = 0; r < n; ) {
+        const take = Math.min(n - r, this.grid.chunk[0] - this.bandRows);
+        this.band.set(rows.subarray(r * rowLen, (r + take) * rowLen), this.bandRows * rowLen);
+        this.bandRows += take;
+        r += take;
+        if (this.bandRows === this.grid.chunk[0] || this.rowsIn + r === this.height) await this.#writeChunkRow();
       }
-      this.rowsIn++;
-      if (this.next) {
-        if (this.pending) {
-          downsampleRows(this.pending, row, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
-          this.pending = null;
-          if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
-        } else if (this.rowsIn === this.height) {
-          downsampleRows(row, null, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
-          if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
-        } else {
-          this.pending = row.slice();
-        }
-      }
-      if (this.band && (this.bandRows === this.grid.chunk[0] || this.rowsIn === this.height)) await this.#writeChunkRow();
     }
-    if (this.rowsIn > this.height) throw new Error(`internal: level got ${this.rowsIn} rows of ${this.height}`);
+    // pairs of rows averaged for the level below (a pair may straddle two calls)
+    if (this.next) {
+      const row = (r) => rows.subarray(r * rowLen, (r + 1) * rowLen);
+      const emit = async (a, b) => {
+        downsampleRows(a, b, this.width, this.channels, this.down.subarray(this.downRows * this.next.rowLen));
+        if (++this.downRows * this.next.rowLen === this.down.length) await this.#sendDown();
+      };
+      let r = 0;
+      if (this.pending && n > 0) {
+        await emit(this.pending, row(0));
+        this.pending = null;
+        r = 1;
+      }
+      for (; r + 1 < n; r += 2) await emit(row(r), row(r + 1));
+      if (r < n) {
+        if (this.rowsIn + n === this.height) await emit(row(r), null); // the last, odd row
+        else this.pending = row(r).slice();
+      }
+    }
+    this.rowsIn += n;
   }
 
   async #sendDown() {
