@@ -17,6 +17,21 @@ const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not s
 export function downsampleRows(a, b, width, C, out) {
   const pairs = (width >> 1) * 2 * C;
   let o = 0;
+  // (the common cases without the loop over channels: about 2× faster)
+  if (b && C === 3) {
+    for (let i = 0; i < pairs; i += 6, o += 3) {
+      out[o] = (a[i] + a[i + 3] + b[i] + b[i + 3] + 2) >> 2;
+      out[o + 1] = (a[i + 1] + a[i + 4] + b[i + 1] + b[i + 4] + 2) >> 2;
+      out[o + 2] = (a[i + 2] + a[i + 5] + b[i + 2] + b[i + 5] + 2) >> 2;
+    }
+    if (width & 1) for (let c = 0; c < 3; c++) out[o++] = (a[pairs + c] + b[pairs + c] + 1) >> 1;
+    return out;
+  }
+  if (b && C === 1) {
+    for (let i = 0; i < pairs; i += 2) out[o++] = (a[i] + a[i + 1] + b[i] + b[i + 1] + 2) >> 2;
+    if (width & 1) out[o++] = (a[pairs] + b[pairs] + 1) >> 1;
+    return out;
+  }
   if (b) {
     for (let i = 0; i < pairs; i += 2 * C) {
       for (let c = 0; c < C; c++) out[o++] = (a[i + c] + a[i + C + c] + b[i + c] + b[i + C + c] + 2) >> 2;
