@@ -2,8 +2,8 @@
 // inputs written at test time by independent writers — libvips (`vips tiffsave`), libtiff
 // (`tiffcp`), tifffile + imagecodecs / Pillow (tests/python/write_tiff_inputs.py) — and
 // checked by independent readers (tests/python/check_tiff_store.py: tifffile's decode of the
-// TIFF against Pillow's decode of each chunk, and each chunk's entropy-coded data against
-// its tile's bytes), then read back by zarrita.
+// TIFF against Pillow's decode of each chunk, each chunk's entropy-coded data against its
+// tile's bytes, OpenSlide's level-0 region against the chunks), then read back by zarrita.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -73,6 +73,10 @@ for (const [file, what, tiles, color] of cases) {
     assert.equal(result.chunks, tiles);
     assert.equal(result.max_diff, 0, JSON.stringify(result));
     assert.equal(result.identical_entropy, tiles, JSON.stringify(result));
+    // OpenSlide (where it opens the file: all of these) reads the same level 0
+    assert.ok(result.openslide, "openslide-python is installed (tests/python/requirements.txt)");
+    if (result.openslide.vendor) assert.equal(result.openslide.max_diff, 0, JSON.stringify(result.openslide));
+    if (file === "aperio.svs") assert.equal(result.openslide.vendor, "aperio");
     // zarrita reads every level; level 0 has the TIFF's shape
     const [h, w, c] = result.shape;
     const level0 = await readLevel(store, 0);

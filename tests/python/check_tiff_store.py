@@ -5,8 +5,11 @@
 - truth: tifffile's decode of the TIFF's first page (libjpeg-turbo via imagecodecs);
 - each level-0 chunk decoded by Pillow (libjpeg-turbo) from the stored stream alone;
 - each chunk's entropy-coded data (after its first SOS segment) compared byte for byte
-  with its tile's, read from the TIFF at the offsets tifffile gives.
-Prints JSON: { max_diff, chunks, identical_entropy, differing_entropy: [...], modes: [...] }.
+  with its tile's, read from the TIFF at the offsets tifffile gives;
+- where OpenSlide (openslide-python + openslide-bin) opens the TIFF, its level-0 region
+  against the chunks' decode.
+Prints JSON: { max_diff, chunks, identical_entropy, differing_entropy: [...], modes: [...],
+openslide: { vendor, max_diff } or null }.
 """
 import io
 import json
@@ -81,6 +84,7 @@ def main(tiff_path, store):
         differing = []
         modes = set()
         missing = 0
+        assembled = np.zeros_like(truth)
         for ty in range(rows):
             for tx in range(cols):
                 i = ty * cols + tx
@@ -96,6 +100,7 @@ def main(tiff_path, store):
                 y0, x0 = ty * th, tx * tw
                 part = truth[y0:y0 + th, x0:x0 + tw]
                 got = arr[:part.shape[0], :part.shape[1]]
+                assembled[y0:y0 + th, x0:x0 + tw] = got
                 max_diff = max(max_diff, int(np.abs(got.astype(int) - part.astype(int)).max()))
                 fh.seek(page.dataoffsets[i])
                 tile = fh.read(page.databytecounts[i])
@@ -103,7 +108,19 @@ def main(tiff_path, store):
                     identical += 1
                 else:
                     differing.append([ty, tx])
-    print(json.dumps({"max_diff": max_diff, "chunks": rows * cols - missing, "missing": missing, "identical_entropy": identical,
+    slide = None
+    try:
+        import openslide
+        with openslide.OpenSlide(tiff_path) as s:
+            region = np.asarray(s.read_region((0, 0), 0, (w, h)).convert("RGB"))
+            ours = assembled if assembled.shape[2] == 3 else np.repeat(assembled, 3, axis=2)
+            slide = {"vendor": s.properties.get("openslide.vendor"),
+                     "max_diff": int(np.abs(region.astype(int) - ours.astype(int)).max())}
+    except ImportError:
+        slide = None
+    except Exception as error:  # OpenSlide does not open it
+        slide = {"vendor": None, "error": str(error)}
+    print(json.dumps({"openslide": slide, "max_diff": max_diff, "chunks": rows * cols - missing, "missing": missing, "identical_entropy": identical,
                       "differing_entropy": differing, "modes": sorted(modes), "shape": [h, w, truth.shape[2]]}))
 
 
