@@ -21,7 +21,10 @@ from the Photometric tag; not re-encoded), chunk shape = tile shape; the
 quality recorded is an estimate from the tiles' tables; levels 1+ are
 re-encoded (--quality, default the estimate). Read a row of tiles at a time.
 --color, --subsampling and --chunk do not apply. Levels of more than 1,024
-chunks are stored in shards of 16 × 16 chunks (--shard 0: none).
+chunks are stored in shards of 16 × 16 chunks (--shard 0: none). TIFF pages
+that are uncompressed, LZW, Deflate or PackBits (8-bit, 1 or 3 samples, tiles
+or strips, chunky or planar) are decoded a row of tiles at a time and encoded
+as any image. PNG (8-bit, non-interlaced) is read a band of rows at a time.
 
 options:
   --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})

@@ -492,7 +492,7 @@ export async function convert(input, output, options = {}) {
     const { pngHeader, streamablePng } = await import("./convert/png-rows.js");
     const header = pngHeader(input);
     if (streamablePng(header)) {
-      const { convertPngStream } = await import("./convert/png-convert.js");
+      const { convertPngStream } = await import("./convert/stream-convert.js");
       return convertPngStream(input, header, output, options, started);
     }
   }

@@ -91,7 +91,7 @@ function sha256(...parts) {
 }
 
 function inputsHash() {
-  const files = ["dist/convert.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js",
+  const files = ["dist/convert.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
     "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif"];
   return sha256(JSON.stringify(SAMPLES), ...files.map((f) => fs.readFileSync(path.join(ROOT, f))));
 }

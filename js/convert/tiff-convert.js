@@ -18,6 +18,7 @@ import {
 import { encodeOptionsProblem } from "../options.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile } from "./pyramid.js";
+import { convertRows } from "./stream-convert.js";
 
 const MAX_WORKERS = 256;
 const MAX_TILE_PIXELS = 2 ** 26; // a tile or strip of at most 64 Mpixels (8192² is 2^26)
@@ -167,6 +168,7 @@ export async function convertTiff(file, output, options, started = performance.n
   let temp = null;
   try {
     const page = tiff.pages[0];
+    if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started);
     const color = checkJpegPage(page, file);
     let grid0;
     try {
@@ -444,3 +446,129 @@ export async function convertTiff(file, output, options, started = performance.n
 }
 
 const roundUp = (v, m) => Math.ceil(v / m) * m;
+
+// ------------------------------------------------------------------ tiles that are not JPEG
+
+/** The lossless compressions whose tiles or strips are decoded (by geotiff's decoders) and encoded as JPEG. */
+export const DECODED_COMPRESSIONS = Object.freeze({ 1: "none", 5: "LZW", 8: "Deflate", 32946: "Deflate", 32773: "PackBits" });
+
+function checkBits(page, where) {
+  const bits = page.bitsPerSample;
+  if (page.sampleFormat !== 1 || bits.some((b) => b !== 8)) {
+    const dtype = page.sampleFormat === 3 ? `float${bits[0]}` : page.sampleFormat === 2 ? `int${bits[0]}` : `uint${bits[0]}`;
+    throw new ConvertError(`${where}: the samples are ${dtype}; the jpeg codec stores uint8 (8-bit) samples only`);
+  }
+}
+
+/**
+ * Level 0 from tiles or strips that are not JPEG (none, LZW, Deflate, PackBits): each row of
+ * them decoded, then encoded like any image (the options' quality, colour, chunk), streamed
+ * through the same pyramid as PNG input.
+ */
+async function convertDecodedTiff(tiff, page, file, output, options, started) {
+  const where = `${file}: ${page.label}`;
+  checkBits(page, where);
+  if (!(page.compression in DECODED_COMPRESSIONS)) {
+    throw new ConvertError(`${where}: ${COMPRESSION[page.compression] ?? `compression ${page.compression}`} is not supported; ` +
+      `this converter reads JPEG (its tiles copied) and ${[...new Set(Object.values(DECODED_COMPRESSIONS))].join(", ")} TIFF pages`);
+  }
+  const spp = page.samplesPerPixel;
+  const photometric = page.photometric ?? (spp === 3 ? 2 : 1);
+  const ok = (spp === 1 && (photometric === 0 || photometric === 1)) || (spp === 3 && photometric === 2);
+  if (!ok) {
+    throw new ConvertError(`${where}: Photometric ${PHOTOMETRIC[photometric] ?? photometric} with ${spp} sample(s) per pixel is not supported ` +
+      "(1 sample min-is-black/min-is-white, or 3 samples RGB)");
+  }
+  if (page.tileWidth * page.tileHeight > MAX_TILE_PIXELS) {
+    throw new ConvertError(`${where}: ${page.tiled ? "tiles" : "strips"} of ${page.tileWidth} × ${page.tileHeight} pixels are larger than this converter accepts (2^26 pixels)`);
+  }
+  let grid;
+  try {
+    grid = tileGrid(page, file);
+  } catch (error) {
+    throw new ConvertError(error.message, { cause: error });
+  }
+  const { width, height, tileWidth: tw, tileHeight: th } = page;
+  const planes = grid.planes;
+  const perPlane = planes > 1 ? 1 : spp;
+  const { getDecoder } = await import("geotiff");
+  const decoders = new Map(); // block height → decoder (the last strip is shorter)
+  const decoderFor = async (h) => {
+    if (!decoders.has(h)) {
+      decoders.set(h, await getDecoder(page.compression, {
+        tileWidth: tw, tileHeight: h, predictor: page.predictor, bitsPerSample: page.bitsPerSample.slice(0, perPlane),
+        planarConfiguration: page.planar, samplesPerPixel: perPlane,
+      }));
+    }
+    return decoders.get(h);
+  };
+  const pixel = pixelSizeFromDescription(page.description);
+  const sizeOptions = options.pixelSize == null && pixel ? { pixelSize: pixel.x, unit: options.unit ?? "micrometer" } : {};
+  return convertRows({
+    file, height, width, channels: spp,
+    summary: { source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel } },
+    readRows: async (onRows, { toGray }) => {
+      const C = toGray ? 1 : spp;
+      const band = new Uint8Array(th * width * C);
+      for (let ty = 0; ty < grid.rows; ty++) {
+        const rowsHere = Math.min(th, height - ty * th);
+        const blockH = page.tiled ? th : rowsHere;
+        for (let tx = 0; tx < grid.columns; tx++) {
+          const w = Math.min(tw, width - tx * tw);
+          const blocks = [];
+          for (let p = 0; p < planes; p++) {
+            const i = p * grid.rows * grid.columns + ty * grid.columns + tx;
+            const label = `${where} ${grid.kind} ${i} (row ${ty}, column ${tx}${planes > 1 ? `, plane ${p}` : ""})`;
+            if (page.byteCounts[i] === 0) {
+              blocks.push(null);
+              continue;
+            }
+            let bytes;
+            try {
+              bytes = tiff.readBytes(page.offsets[i], page.byteCounts[i], label);
+            } catch (error) {
+              throw new ConvertError(error.message, { cause: error });
+            }
+            let decoded;
+            try {
+              decoded = new Uint8Array(await (await decoderFor(blockH)).decode(bytes.buffer));
+            } catch (error) {
+              throw new ConvertError(`${label}: cannot decode its ${DECODED_COMPRESSIONS[page.compression]} data: ${error?.message ?? error}`, { cause: error });
+            }
+            if (decoded.length < tw * rowsHere * perPlane) {
+              throw new ConvertError(`${label}: decodes to ${decoded.length} bytes; ${tw * rowsHere * perPlane} needed (corrupt or truncated)`);
+            }
+            blocks.push(decoded);
+          }
+          for (let y = 0; y < rowsHere; y++) {
+            let o = (y * width + tx * tw) * C;
+            for (let x = 0; x < w; x++) {
+              let r;
+              let g;
+              let b;
+              if (planes > 1) {
+                const at = y * tw + x;
+                [r, g, b] = blocks.map((blk) => (blk ? blk[at] : 0));
+              } else {
+                const at = (y * tw + x) * spp;
+                const blk = blocks[0];
+                r = blk ? blk[at] : 0;
+                g = spp === 3 && blk ? blk[at + 1] : r;
+                b = spp === 3 && blk ? blk[at + 2] : r;
+              }
+              if (spp === 1) band[o++] = photometric === 0 ? 255 - r : r;
+              else if (C === 1) band[o++] = Math.min(255, Math.round(0.299 * r + 0.587 * g + 0.114 * b));
+              else {
+                band[o++] = r;
+                band[o++] = g;
+                band[o++] = b;
+              }
+            }
+          }
+        }
+        await onRows(band, rowsHere);
+      }
+      return [];
+    },
+  }, output, { ...sizeOptions, ...options }, started);
+}

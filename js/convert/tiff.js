@@ -47,16 +47,15 @@ class FileSource {
     return out;
   }
 
-  // geotiff's BaseSource interface. Its speculative reads (1024 bytes for a header or an
-  // IFD) are cut at the end of the file; a range that starts past it, or that it needs
-  // whole (a tag's values), is refused.
+  // geotiff's BaseSource interface. Its reads are cut at the end of the file: it reads
+  // speculatively (1024 bytes at an IFD, or 18 bytes per entry for a 12-byte entry), and
+  // then checks what it got (a DataView past the end of what is returned throws). Nothing
+  // is allocated past the end of the file; a range that starts past it is refused.
   async fetch(slices) {
     return slices.map(({ offset, length }) => {
-      const speculative = length === 1024 || length === 4048;
-      const n = speculative ? Math.max(0, Math.min(length, this.size - offset)) : length;
-      if (speculative && n < 2) this.read(offset, 2, "an IFD"); // (throws)
-      const bytes = this.read(offset, n, "a TIFF structure");
-      return bytes.buffer;
+      const n = Math.max(0, Math.min(length, this.size - offset));
+      if (n < Math.min(length, 2)) this.read(offset, length, "a TIFF structure"); // (throws)
+      return this.read(offset, n, "a TIFF structure").buffer;
     });
   }
 
@@ -163,6 +162,7 @@ function pageFromIfd(ifd, label) {
     samplesPerPixel,
     sampleFormat: single(get(339)) ?? 1,
     compression: single(get(259)) ?? 1,
+    predictor: single(get(317)) ?? 1,
     photometric: single(get(262)),
     planar: single(get(284)) ?? 1,
     subfileType: single(get(254)) ?? 0,

@@ -1,4 +1,4 @@
-// PNG input streamed a band of rows at a time (js/convert/png-rows.js, png-convert.js): the
+// PNG input streamed a band of rows at a time (js/convert/png-rows.js, stream-convert.js): the
 // store is byte for byte the one convert() writes from the same samples held in memory,
 // where those samples come from an independent decoder (pngjs) of PNGs written at test
 // time by independent writers (libvips `vips pngsave`, Pillow) in every colour type the

@@ -1,7 +1,8 @@
-// A PNG file → JPEG OME-Zarr, streamed: rows come from ./png-rows.js a band at a time and
-// go through the streaming pyramid (./pyramid.js), so memory holds a chunk row per level,
-// not the image. Writes the same store, byte for byte, as convert() of the same samples
-// held in memory (tests/js/convert-stream.test.mjs checks it).
+// An image read a band of rows at a time → JPEG OME-Zarr, streamed: rows come from a row
+// source (a PNG: ./png-rows.js; a TIFF whose tiles are not JPEG: ./tiff-convert.js) and go
+// through the streaming pyramid (./pyramid.js), so memory holds a chunk row per level, not
+// the image. Writes the same store, byte for byte, as convert() of the same samples held
+// in memory (tests/js/convert-stream.test.mjs checks it).
 import fs from "node:fs";
 import path from "node:path";
 import * as loader from "../loader.js";
@@ -18,8 +19,28 @@ const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+
 const roundUp = (v, m) => Math.ceil(v / m) * m;
 
 export async function convertPngStream(file, header, output, options, started = performance.now()) {
-  const { width, height, colorType } = header;
-  const sourceChannels = colorType === 0 || colorType === 4 ? 1 : 3;
+  const { colorType } = header;
+  return convertRows({
+    file, height: header.height, width: header.width,
+    channels: colorType === 0 || colorType === 4 ? 1 : 3,
+    readRows: async (onRows, { toGray }) => {
+      const alpha = await readPngRows(file, header, { toGray, batch: 16 }, onRows);
+      return alpha.hadAlpha
+        ? [`${file} has an alpha channel (${PNG_COLOR_TYPES[colorType]}); JPEG has none, so alpha is dropped` +
+          (alpha.opaque ? " (every pixel was opaque)" : " — transparent pixels keep their colour values, not a background")]
+        : [];
+    },
+  }, output, options, started);
+}
+
+/**
+ * Converts rows from `source`: { file, height, width, channels (1 | 3), readRows(onRows,
+ * { toGray }) → Promise<warnings[]>, warnings?, summary? } (readRows calls `await onRows(rows, n)`
+ * with every row in order, converted to luma when toGray).
+ */
+export async function convertRows(source, output, options, started = performance.now()) {
+  const { file, width, height } = source;
+  const sourceChannels = source.channels;
   const toGray = sourceChannels === 3 && options.color === "grayscale";
   const channels = toGray ? 1 : sourceChannels;
   const plan = resolveOptions(options, channels);
@@ -28,6 +49,7 @@ export async function convertPngStream(file, header, output, options, started = 
     warnings.push(w);
     options.onWarning?.(w);
   };
+  for (const w of source.warnings ?? []) warn(w);
   if (toGray) warn("the colour input is converted to grayscale (BT.601 luma)");
   for (const w of plan.warnings) warn(w);
   const { target, temp } = prepareOutput(output, options, file);
@@ -56,7 +78,7 @@ export async function convertPngStream(file, header, output, options, started = 
   let workersUsed = 0;
   const levelStats = levelShapes.map(() => ({ chunks: 0, bytes: 0 }));
   const error0 = { sum: 0, count: 0 };
-  let alpha;
+  let readWarnings = [];
   try {
     fs.mkdirSync(temp);
     write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));
@@ -112,7 +134,7 @@ export async function convertPngStream(file, header, output, options, started = 
     }
     const level0 = below;
     try {
-      alpha = await readPngRows(file, header, { toGray, batch: 16 }, (rows, n) => level0.push(rows, n));
+      readWarnings = await source.readRows((rows, n) => level0.push(rows, n), { toGray });
     } catch (error) {
       if (error instanceof ImageInputError) throw new ConvertError(error.message, { cause: error });
       throw error;
@@ -130,10 +152,7 @@ export async function convertPngStream(file, header, output, options, started = 
     if (pool?.mode === "workers") workersUsed = plan.workers;
     await pool?.close();
   }
-  if (alpha.hadAlpha) {
-    warn(`${file} has an alpha channel (${PNG_COLOR_TYPES[colorType]}); JPEG has none, so alpha is dropped` +
-      (alpha.opaque ? " (every pixel was opaque)" : " — transparent pixels keep their colour values, not a background"));
-  }
+  for (const w of readWarnings) warn(w);
   const summaryLevels = levelShapes.map((shape, level) => {
     const raw = shape[0] * shape[1] * channels;
     const grid = grids[level];
@@ -171,5 +190,6 @@ export async function convertPngStream(file, header, output, options, started = 
     workers: workersUsed,
     warnings,
     streamed: true,
+    ...(source.summary ?? {}),
   };
 }
