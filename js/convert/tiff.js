@@ -20,6 +20,8 @@ export class TiffInputError extends Error {
 }
 
 const MAX_PAGES = 100_000;
+// the longest read that may be cut at the end of the file (65,535 IFD entries × 18 bytes)
+const SPECULATIVE = 65535 * 18;
 
 export const COMPRESSION = Object.freeze({ 1: "none", 5: "LZW", 6: "old-style JPEG", 7: "JPEG", 8: "Deflate", 32946: "Deflate", 33003: "JPEG 2000", 33005: "JPEG 2000", 34712: "JPEG 2000", 50000: "Zstandard", 50001: "WebP" });
 export const PHOTOMETRIC = Object.freeze({ 0: "min-is-white", 1: "min-is-black", 2: "RGB", 3: "palette", 4: "mask", 5: "separated (CMYK)", 6: "YCbCr", 8: "CIELab" });
@@ -47,13 +49,14 @@ class FileSource {
     return out;
   }
 
-  // geotiff's BaseSource interface. Its reads are cut at the end of the file: it reads
-  // speculatively (1024 bytes at an IFD, or 18 bytes per entry for a 12-byte entry), and
-  // then checks what it got (a DataView past the end of what is returned throws). Nothing
-  // is allocated past the end of the file; a range that starts past it is refused.
+  // geotiff's BaseSource interface. It reads speculatively (1024 bytes at an IFD, or 18
+  // bytes per entry for a 12-byte entry) and then checks what it got (a DataView read past
+  // the end of what is returned throws), so a short read (up to SPECULATIVE bytes) is cut at
+  // the end of the file. A longer one (a tag's values: geotiff then allocates for the count
+  // the tag claims) must lie wholly inside the file, so no claim allocates more than the file holds.
   async fetch(slices) {
     return slices.map(({ offset, length }) => {
-      const n = Math.max(0, Math.min(length, this.size - offset));
+      const n = length <= SPECULATIVE ? Math.max(0, Math.min(length, this.size - offset)) : length;
       if (n < Math.min(length, 2)) this.read(offset, length, "a TIFF structure"); // (throws)
       return this.read(offset, n, "a TIFF structure").buffer;
     });
@@ -111,7 +114,9 @@ export async function openTiff(file) {
       try {
         ifd = await tiff.parser.parseFileDirectoryAt(offset);
       } catch (error) {
-        if (error instanceof TiffInputError) throw new TiffInputError(`${label}: ${error.message}`, { cause: error });
+        if (error instanceof TiffInputError) {
+          throw new TiffInputError(error.message.startsWith(`${file}: `) ? `${file}: ${label}: ${error.message.slice(file.length + 2)}` : error.message, { cause: error });
+        }
         throw new TiffInputError(`${file}: ${label}: unreadable IFD at byte ${offset}: ${error?.message ?? error}`, { cause: error });
       }
       return pageFromIfd(ifd, label);

@@ -266,3 +266,32 @@ test("bad files are refused in one line naming the file, the page or tile, and t
   vips("tiffsave", at("u16.v"), at("u16.tif"), "--tile", "--compression", "deflate");
   refuse(at("u16.tif"), /page 0.*uint16/);
 });
+
+test("mutated TIFFs (random bytes of the header, IFDs and tag values overwritten): only a ConvertError naming the file, or a store; never another error", async () => {
+  // (a deterministic generator: the same cases every run)
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const sources = ["q85.tif", "tiffcp-be.tif", "big.tif", "lzw.tif", "aperio.svs"].map((f) => new Uint8Array(fs.readFileSync(at(f))));
+  for (let round = 0; round < 150; round++) {
+    const source = sources[round % sources.length];
+    const bytes = Uint8Array.from(source);
+    // the IFDs and tag data sit in the first few hundred bytes or the last few KB (libvips, tifffile, libtiff)
+    for (let k = 0; k < 1 + Math.floor(random() * 6); k++) {
+      const nearEnd = random() < 0.5;
+      const at_ = nearEnd ? bytes.length - 1 - Math.floor(random() * Math.min(4096, bytes.length)) : Math.floor(random() * Math.min(512, bytes.length));
+      bytes[at_] = random() < 0.3 ? 0xff : Math.floor(random() * 256);
+    }
+    const file = at(`mutated-${round}.tif`);
+    fs.writeFileSync(file, bytes);
+    const store = out("mutated");
+    try {
+      await convert(file, store, { levels: 2 });
+    } catch (error) {
+      assert.equal(error?.name, "ConvertError", `round ${round}: ${error?.stack ?? error}`);
+      assert.ok(error.message.includes(file), `round ${round}: names the file: ${error.message}`);
+      assert.ok(!error.message.includes("\n"), `round ${round}: one line: ${error.message}`);
+      assert.equal(fs.existsSync(store), false);
+    }
+    fs.rmSync(file);
+  }
+});
