@@ -50,6 +50,9 @@ options:
                      (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
                      watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
                      fewest bytes at equal PSNR on colour; README "Quantisation tables")
+  --rescale R        16-bit TIFF input: auto (the image's own min–max) or MIN:MAX,
+                     mapped linearly to 0–255 (recorded in the omero channels as
+                     rescaled_from); without it 16-bit input is refused
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
                      per core but one, up to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
@@ -73,6 +76,7 @@ const VALUE_OPTIONS = {
   "--unit": ["unit", "string"],
   "--quant-table": ["quantTable", "string"],
   "--workers": ["workers", "int"],
+  "--rescale": ["rescale", "string"],
 };
 const FLAGS = {
   "--overwrite": "overwrite",

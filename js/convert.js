@@ -67,7 +67,7 @@ function ownOptions(options) {
 export function resolveOptions(options, channels) {
   options = ownOptions(options);
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "rescale"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -321,13 +321,21 @@ export function groupMetadata(plan, levelShapes, name) {
       metadata: { description: "2×2 area averaging per level", method: "zarr-jpeg convert" },
     }],
   };
+  // 16-bit input mapped to uint8 (--rescale): the source window each channel was mapped from
+  const rescaled = plan.rescale ? { rescaled_from: { data_type: plan.rescale.dataType, start: plan.rescale.min, end: plan.rescale.max } } : {};
   if (components === 3) {
     const window = { start: 0, end: 255, min: 0, max: 255 };
     ome.omero = {
       channels: ["FF0000", "00FF00", "0000FF"].map((color, i) => ({
-        label: ["red", "green", "blue"][i], color, window, active: true, coefficient: 1, family: "linear", inverted: false,
+        label: ["red", "green", "blue"][i], color, window, active: true, coefficient: 1, family: "linear", inverted: false, ...rescaled,
       })),
       rdefs: { model: "color" },
+    };
+  } else if (plan.rescale) {
+    ome.omero = {
+      channels: [{ label: "gray", color: "FFFFFF", window: { start: 0, end: 255, min: 0, max: 255 }, active: true, coefficient: 1,
+        family: "linear", inverted: false, ...rescaled }],
+      rdefs: { model: "greyscale" },
     };
   }
   return { zarr_format: 3, node_type: "group", attributes: { ome } };

@@ -43,7 +43,8 @@ export async function convertRows(source, output, options, started = performance
   const sourceChannels = source.channels;
   const toGray = sourceChannels === 3 && options.color === "grayscale";
   const channels = toGray ? 1 : sourceChannels;
-  const plan = resolveOptions(options, channels);
+  const { rescale: _ignored, ...rest } = options;
+  const plan = { ...resolveOptions(rest, channels), rescale: source.rescale ?? null };
   const warnings = [];
   const warn = (w) => {
     warnings.push(w);

@@ -33,10 +33,11 @@ const PHOTOMETRIC_COLOR = { 1: "grayscale", 2: "rgb", 6: "ycbcr" };
 
 function resolveTiffOptions(options) {
   const known = new Set(["quality", "shard", "levels", "channelAxis", "name", "pixelSize", "unit", "restartIntervals",
-    "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "color", "subsampling", "chunk"]);
+    "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "color", "subsampling", "chunk", "rescale"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
+  if (options.rescale != null) throw new ConvertError("rescale applies to 16-bit input; this TIFF's tiles are 8-bit JPEG");
   for (const key of ["color", "subsampling", "chunk"]) {
     if (options[key] != null) {
       throw new ConvertError(`${key} applies to PNG and JPEG input; a TIFF's level 0 keeps its tiles (their size, colour space and subsampling)`);
@@ -151,7 +152,6 @@ const sameFrame = (a, b) =>
 // ------------------------------------------------------------------ convert
 
 export async function convertTiff(file, output, options, started = performance.now()) {
-  const opts = resolveTiffOptions(options);
   let tiff;
   try {
     tiff = await openTiff(file);
@@ -169,6 +169,7 @@ export async function convertTiff(file, output, options, started = performance.n
   try {
     const page = tiff.pages[0];
     if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started);
+    const opts = resolveTiffOptions(options);
     const color = checkJpegPage(page, file);
     let grid0;
     try {
@@ -465,9 +466,31 @@ function checkBits(page, where) {
  * them decoded, then encoded like any image (the options' quality, colour, chunk), streamed
  * through the same pyramid as PNG input.
  */
+/** `rescale` as given ("auto", "MIN:MAX", or { min, max }) → "auto" | { min, max } | null. */
+export function parseRescale(value) {
+  if (value == null) return null;
+  if (value === "auto") return "auto";
+  const m = typeof value === "string" ? /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(value) : null;
+  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [value?.min, value?.max];
+  if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && max > min && max <= 65535)) {
+    throw new ConvertError(`rescale must be "auto" or "MIN:MAX" (integers, 0 ≤ MIN < MAX ≤ 65535), got ${JSON.stringify(value)}`);
+  }
+  return { min, max };
+}
+
 async function convertDecodedTiff(tiff, page, file, output, options, started) {
   const where = `${file}: ${page.label}`;
-  checkBits(page, where);
+  let rescale = parseRescale(options.rescale);
+  const sixteen = page.sampleFormat === 1 && page.bitsPerSample.every((b) => b === 16);
+  if (sixteen && !rescale) {
+    throw new ConvertError(`${where}: the samples are uint16; the jpeg codec stores uint8 (8-bit) samples only: ` +
+      "pass --rescale auto (map the image's own min–max to 0–255) or --rescale MIN:MAX");
+  }
+  if (!sixteen) {
+    checkBits(page, where);
+    if (rescale) throw new ConvertError(`rescale applies to 16-bit input; ${where} is 8-bit`);
+  }
+  const bytesPer = sixteen ? 2 : 1;
   if (!(page.compression in DECODED_COMPRESSIONS)) {
     throw new ConvertError(`${where}: ${COMPRESSION[page.compression] ?? `compression ${page.compression}`} is not supported; ` +
       `this converter reads JPEG (its tiles copied) and ${[...new Set(Object.values(DECODED_COMPRESSIONS))].join(", ")} TIFF pages`);
@@ -479,7 +502,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
     throw new ConvertError(`${where}: Photometric ${PHOTOMETRIC[photometric] ?? photometric} with ${spp} sample(s) per pixel is not supported ` +
       "(1 sample min-is-black/min-is-white, or 3 samples RGB)");
   }
-  if (page.tileWidth * page.tileHeight > MAX_TILE_PIXELS) {
+  if (page.tileWidth * page.tileHeight * bytesPer > MAX_TILE_PIXELS) {
     throw new ConvertError(`${where}: ${page.tiled ? "tiles" : "strips"} of ${page.tileWidth} × ${page.tileHeight} pixels are larger than this converter accepts (2^26 pixels)`);
   }
   let grid;
@@ -496,17 +519,85 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
   const decoderFor = async (h) => {
     if (!decoders.has(h)) {
       decoders.set(h, await getDecoder(page.compression, {
-        tileWidth: tw, tileHeight: h, predictor: page.predictor, bitsPerSample: page.bitsPerSample.slice(0, perPlane),
+        // (16-bit: the predictor is undone below, after the samples are in this machine's
+        // byte order; geotiff 3.0.5 undoes it on the file's bytes as if they were)
+        tileWidth: tw, tileHeight: h, predictor: sixteen ? 1 : page.predictor, bitsPerSample: page.bitsPerSample.slice(0, perPlane),
         planarConfiguration: page.planar, samplesPerPixel: perPlane,
       }));
     }
     return decoders.get(h);
   };
+  // a tile's samples: Uint8Array, or (16-bit) Uint16Array in this machine's byte order
+  const decodeBlock = async (i, label, bytes, blockH, rowsHere) => {
+    let buffer;
+    try {
+      buffer = await (await decoderFor(blockH)).decode(bytes.buffer);
+    } catch (error) {
+      throw new ConvertError(`${label}: cannot decode its ${DECODED_COMPRESSIONS[page.compression]} data: ${error?.message ?? error}`, { cause: error });
+    }
+    const need = tw * rowsHere * perPlane * bytesPer;
+    if (buffer.byteLength < need) {
+      throw new ConvertError(`${label}: decodes to ${buffer.byteLength} bytes; ${need} needed (corrupt or truncated)`);
+    }
+    if (!sixteen) return new Uint8Array(buffer);
+    const view = new DataView(buffer);
+    const out = new Uint16Array(buffer.byteLength >> 1);
+    for (let k = 0; k < out.length; k++) out[k] = view.getUint16(2 * k, tiff.littleEndian);
+    if (page.predictor === 2) {
+      // horizontal differencing (TIFF 6.0 §14), per row and sample
+      for (let y = 0; y < blockH; y++) {
+        const row = y * tw * perPlane;
+        for (let k = row + perPlane, end = row + tw * perPlane; k < end && k < out.length; k++) out[k] = (out[k] + out[k - perPlane]) & 0xffff;
+      }
+    } else if (page.predictor !== 1) {
+      throw new ConvertError(`${label}: predictor ${page.predictor} is not supported for 16-bit samples`);
+    }
+    return out;
+  };
+  if (rescale === "auto") {
+    // a first pass over every tile for the image's own range
+    let min = 65535;
+    let max = 0;
+    for (let ty = 0; ty < grid.rows; ty++) {
+      const rowsHere = Math.min(th, height - ty * th);
+      for (let tx = 0; tx < grid.columns; tx++) {
+        const w = Math.min(tw, width - tx * tw);
+        for (let p = 0; p < planes; p++) {
+          const i = p * grid.rows * grid.columns + ty * grid.columns + tx;
+          if (page.byteCounts[i] === 0) continue;
+          const label = `${where} ${grid.kind} ${i}`;
+          let bytes;
+          try {
+            bytes = tiff.readBytes(page.offsets[i], page.byteCounts[i], label);
+          } catch (error) {
+            throw new ConvertError(error.message, { cause: error });
+          }
+          const block = await decodeBlock(i, label, bytes, page.tiled ? th : rowsHere, rowsHere);
+          for (let y = 0; y < rowsHere; y++) {
+            for (let k = y * tw * perPlane, end = k + w * perPlane; k < end; k++) {
+              const v = block[k];
+              if (v < min) min = v;
+              if (v > max) max = v;
+            }
+          }
+        }
+      }
+    }
+    rescale = { min, max: Math.max(max, min + 1) };
+  }
+  const map = rescale
+    ? (() => {
+      const { min, max } = rescale;
+      const scale = 255 / (max - min);
+      return (v) => (v <= min ? 0 : v >= max ? 255 : Math.round((v - min) * scale));
+    })()
+    : null;
   const pixel = pixelSizeFromDescription(page.description);
   const sizeOptions = options.pixelSize == null && pixel ? { pixelSize: pixel.x, unit: options.unit ?? "micrometer" } : {};
   return convertRows({
     file, height, width, channels: spp,
-    summary: { source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel } },
+    summary: { source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel }, ...(rescale ? { rescale } : {}) },
+    rescale: rescale ? { dataType: "uint16", ...rescale } : null,
     readRows: async (onRows, { toGray }) => {
       const C = toGray ? 1 : spp;
       const band = new Uint8Array(th * width * C);
@@ -529,16 +620,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
             } catch (error) {
               throw new ConvertError(error.message, { cause: error });
             }
-            let decoded;
-            try {
-              decoded = new Uint8Array(await (await decoderFor(blockH)).decode(bytes.buffer));
-            } catch (error) {
-              throw new ConvertError(`${label}: cannot decode its ${DECODED_COMPRESSIONS[page.compression]} data: ${error?.message ?? error}`, { cause: error });
-            }
-            if (decoded.length < tw * rowsHere * perPlane) {
-              throw new ConvertError(`${label}: decodes to ${decoded.length} bytes; ${tw * rowsHere * perPlane} needed (corrupt or truncated)`);
-            }
-            blocks.push(decoded);
+            blocks.push(await decodeBlock(i, label, bytes, blockH, rowsHere));
           }
           for (let y = 0; y < rowsHere; y++) {
             let o = (y * width + tx * tw) * C;
@@ -555,6 +637,11 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
                 r = blk ? blk[at] : 0;
                 g = spp === 3 && blk ? blk[at + 1] : r;
                 b = spp === 3 && blk ? blk[at + 2] : r;
+              }
+              if (map) {
+                r = map(r);
+                g = map(g);
+                b = map(b);
               }
               if (spp === 1) band[o++] = photometric === 0 ? 255 - r : r;
               else if (C === 1) band[o++] = Math.min(255, Math.round(0.299 * r + 0.587 * g + 0.114 * b));

@@ -198,6 +198,52 @@ for (const [file, what] of [
   });
 }
 
+// ---------------------------------------------------------------- 16-bit
+
+execFileSync(PYTHON, ["-c", `
+import numpy as np, tifffile
+from PIL import Image
+a = np.asarray(Image.open(${JSON.stringify(path.join(samples, "cell.png"))})).astype(np.uint16) * 200 + 1000
+tifffile.imwrite(${JSON.stringify(at("u16.tif"))}, a, tile=(128, 128), compression="zlib")
+tifffile.imwrite(${JSON.stringify(at("u16be.tif"))}, a, tile=(128, 128), compression="lzw", byteorder=">", predictor=True)
+rgb = np.asarray(Image.open(${JSON.stringify(path.join(samples, "ihc.png"))})).astype(np.uint16) * 257
+tifffile.imwrite(${JSON.stringify(at("u16rgb.tif"))}, rgb, photometric="rgb", compression="lzw")
+`]);
+
+/** tifffile's decode mapped to uint8 by numpy: floor((clip(v, lo, hi) - lo) * 255 / (hi - lo) + 0.5). */
+function rescaledByNumpy(file, window) {
+  const raw = at(`${path.basename(file)}.u8`);
+  const result = JSON.parse(execFileSync(PYTHON, ["-c", `
+import sys, json, numpy as np, tifffile
+a = tifffile.imread(sys.argv[1]).astype(np.float64)
+lo, hi = (a.min(), a.max()) if sys.argv[3] == "auto" else map(float, sys.argv[3].split(":"))
+u = np.floor((np.clip(a, lo, hi) - lo) * (255 / (hi - lo)) + 0.5).astype(np.uint8)
+open(sys.argv[2], "wb").write(u.tobytes())
+print(json.dumps({"shape": list(u.shape), "lo": lo, "hi": hi}))`, file, raw, window], { encoding: "utf8" }));
+  return { data: new Uint8Array(fs.readFileSync(raw)), shape: result.shape, lo: result.lo, hi: result.hi };
+}
+
+test("16-bit: refused by default naming uint16; --rescale auto|MIN:MAX maps linearly to uint8 (numpy's map of tifffile's decode, byte for byte), recorded in omero", async () => {
+  refuse(at("u16.tif"), /page 0: the samples are uint16.*--rescale/);
+  for (const [file, window] of [["u16.tif", "auto"], ["u16be.tif", "auto"], ["u16be.tif", "5000:40000"], ["u16rgb.tif", "auto"]]) {
+    const a = out();
+    const b = out();
+    await convert(at(file), a, { name: "x", rescale: window });
+    const ref = rescaledByNumpy(at(file), window);
+    await convert({ data: ref.data, shape: ref.shape }, b, { name: "x" });
+    for (const level of fs.readdirSync(b).filter((d) => /^\d+$/.test(d))) {
+      for (const f of fs.readdirSync(path.join(b, level), { recursive: true })) {
+        const p = path.join(level, f);
+        if (fs.statSync(path.join(b, p)).isFile()) assert.ok(fs.readFileSync(path.join(a, p)).equals(fs.readFileSync(path.join(b, p))), `${file} ${window}: ${p}`);
+      }
+    }
+    const channels = readJson(a, "zarr.json").attributes.ome.omero.channels;
+    for (const c of channels) assert.deepEqual(c.rescaled_from, { data_type: "uint16", start: ref.lo, end: ref.hi }, `${file} ${window}`);
+  }
+  await assert.rejects(convert(at("q85.tif"), out(), { rescale: "auto" }), /rescale applies to 16-bit input/);
+  await assert.rejects(convert(at("u16.tif"), out(), { rescale: "9:3" }), /rescale must be "auto" or "MIN:MAX"/);
+});
+
 // ---------------------------------------------------------------- bad files
 
 const cli = path.join(root, "dist/cli.js");
