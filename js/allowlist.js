@@ -329,7 +329,7 @@ function parseMetadata(zarrJson) {
 
 // ---------------------------------------------------------------- what this package + zarrita read
 
-/** Codec names zarrita 0.7.5's default registry reads (src/codecs.js). */
+/** Codec names zarrita 0.7.5's default registry reads (its codecs module). */
 const ZARRITA_CODECS = [
   "blosc", "lz4", "zstd", "gzip", "zlib", "transpose", "bytes", "crc32c", "vlen-utf8", "json2",
   "bitround", "cast_value", "scale_offset",

@@ -42,14 +42,14 @@ options:
   --unit U           unit of the space axes, e.g. micrometer
   --no-restart-intervals
                      write no restart intervals (they make zarr-jpeg's decoder faster,
-                     other decoders about as fast; README "Restart intervals")
+                     other decoders about as fast; docs/api.md "Restart intervals")
   --trellis          rate–distortion-optimised quantisation: fewer bytes at equal
                      PSNR (about 3 % colour, 8 % grayscale on the sample images),
-                     encoding 3–4× slower (README "Trellis quantisation")
+                     encoding 3–4× slower (docs/api.md "Trellis quantisation")
   --quant-table T    base quantisation tables that --quality scales: annex-k
                      (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
                      watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
-                     fewest bytes at equal PSNR on colour; README "Quantisation tables")
+                     fewest bytes at equal PSNR on colour; docs/api.md "Quantisation tables")
   --rescale R        16-bit TIFF input: auto (the image's own min–max) or MIN:MAX,
                      mapped linearly to 0–255 (recorded in the omero channels as
                      rescaled_from); without it 16-bit input is refused

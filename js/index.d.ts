@@ -96,7 +96,7 @@ export interface EncodeOptions {
    * Rate–distortion-optimised ("trellis") quantisation (default false): per 8×8 block, the
    * quantised AC coefficients that minimise squared error + λ · bits (mozjpeg's trellis with
    * its `-tune-psnr` weighting). Fewer bytes at the same quality, and fewer at equal PSNR
-   * (about 3 % on colour microscopy, 8 % on grayscale; README "Trellis quantisation"), for an
+   * (about 3 % on colour microscopy, 8 % on grayscale; docs/api.md "Trellis quantisation"), for an
    * encode 3–4× slower. Changes the samples slightly (slightly lower PSNR per quality
    * setting); any JPEG decoder reads the stream.
    */
@@ -109,7 +109,7 @@ export interface EncodeOptions {
    * "ms-ssim" (tuned for MS-SSIM) and "peterson" about 10 % fewer with trellis on the
    * grayscale one; "imagemagick"
    * (N. Robidoux's, mozjpeg's default); "psnr-hvs"; "klein", "watson", "ahumada" and
-   * "peterson" from the papers mozjpeg names. README "Quantisation tables" has the figures.
+   * "peterson" from the papers mozjpeg names. docs/api.md "Quantisation tables" explains them; bench/README.md has the figures.
    * The same `quality` gives another size and PSNR with each table.
    */
   quantTable?: QuantTable;

@@ -192,7 +192,7 @@ export function validateConfig(config) {
  * stream. `options.restartIntervals` (default true): restart intervals of 64 rows in chunks
  * taller than that, which this package decodes faster and other decoders about as fast.
  * `options.trellis` (default false): rate–distortion-optimised quantisation, fewer bytes at
- * equal PSNR for a slower encode (README "Trellis quantisation"). `options.quantTable`
+ * equal PSNR for a slower encode (docs/api.md "Trellis quantisation"). `options.quantTable`
  * (default "annex-k"): the base quantisation tables, one of QUANT_TABLES.
  */
 export function encode(config, data, shape, options) {
@@ -270,6 +270,16 @@ export async function decodeAsync(config, bytes, shape) {
   }
   await initFullDecoder();
   return decode(config, bytes, shape);
+}
+
+/**
+ * The complete JPEG stream of one TIFF tile: `tables` (a page's JPEGTables, optional)
+ * spliced in after SOI, and, when `colorSpace` ("grayscale", "rgb" or "ycbcr") is given,
+ * colour markers that make the jpeg codec's decoding rules read it as that colour space.
+ * Entropy-coded data is copied unchanged. For readers of TIFF data in place and the converter.
+ */
+export function completeTileStream(tile, tables, colorSpace) {
+  return call(anyLoaded(), "completeTileStream", tile, tables, colorSpace);
 }
 
 /** Whether `error` says the stream needs the full decoder (and it is not loaded yet). */

@@ -80,8 +80,10 @@ export interface Registration {
 }
 
 /**
- * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" (Zarr v2,
- * decode-only) to a zarrita registry. The decode-only WebAssembly module loads on first
+ * Adds "jpeg", "reshape", "numcodecs.imagecodecs_jpeg" and "imagecodecs_jpeg" (decode-only:
+ * tifffile's TIFF references and numcodecs' Zarr v2 compressor, imagecodecs' Zarr v3 array →
+ * bytes codec, virtual-tiff's bytes → bytes codec; `colorspace_jpeg` and `colorspace_data`
+ * honoured as imagecodecs does) to a zarrita registry. The decode-only WebAssembly module loads on first
  * use, the full decoder when a chunk first needs it (e.g. progressive), the encoder on
  * first write.
  */

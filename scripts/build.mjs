@@ -4,7 +4,7 @@
 // and the full decoder (zarr_jpeg_full_decoder: decode-only with all of zune-jpeg, loaded
 // only when a chunk needs it) — each with wasm SIMD (simd128) and as a scalar fallback
 // for engines without it: release wasm →
-// wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's: see TOOLCHAIN.md)
+// wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's: see docs/contributing.md)
 // → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
 // configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
 //

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const fuzzDir = path.join(root, "fuzz");
-const ALL = ["decode", "encode", "config", "layout"];
+const ALL = ["decode", "encode", "config", "layout", "tile_stream"];
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -48,6 +48,7 @@ const OPTIONS = {
   encode: ["-max_len=4096"],
   config: ["-max_len=1024", `-dict=${path.join(fuzzDir, "config.dict")}`],
   layout: ["-max_len=128"],
+  tile_stream: ["-max_len=65536", `-dict=${path.join(fuzzDir, "jpeg.dict")}`],
 };
 
 // Config indices of fuzz_targets/common.rs::CONFIGS that fit a fixture's component count.
@@ -59,6 +60,15 @@ function seedCorpus(target) {
   const seeds = path.join(fuzzDir, "seeds", target);
   if (fs.existsSync(seeds)) {
     for (const f of fs.readdirSync(seeds)) fs.copyFileSync(path.join(seeds, f), path.join(corpus, `seed_${f}`));
+  }
+  if (target === "tile_stream") {
+    // [declared colour space by component count, no separate tables] + each fixture
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/manifest.json"), "utf8"));
+    for (const entry of manifest) {
+      const jpg = fs.readFileSync(path.join(root, "tests/fixtures", entry.file));
+      const declared = entry.components === 1 ? 1 : 2;
+      fs.writeFileSync(path.join(corpus, `fixture_${entry.file}`), Buffer.concat([Buffer.from([declared, 0, 0]), jpg]));
+    }
   }
   if (target === "decode") {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, "tests/fixtures/manifest.json"), "utf8"));

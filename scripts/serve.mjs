@@ -165,7 +165,8 @@ async function zarritaBundle() {
   vendorBundle ??= (async () => {
     const esbuild = await import("esbuild");
     const result = await esbuild.build({
-      stdin: { contents: 'export * from "zarrita";', resolveDir: ROOT, loader: "js" },
+      // (ReferenceStore: the demo opens kerchunk references to TIFFs read in place)
+      stdin: { contents: 'export * from "zarrita"; export { default as ReferenceStore } from "@zarrita/storage/ref";', resolveDir: ROOT, loader: "js" },
       bundle: true,
       format: "esm",
       platform: "browser",

@@ -22,7 +22,7 @@ want=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml | head -n 1)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (a few minutes on a fresh machine)"
-  # Not --locked: a locked transitive version is missing from the registry mirror (TOOLCHAIN.md).
+  # Not --locked: a locked transitive version is missing from the registry mirror (docs/contributing.md, "Toolchain pitfalls").
   cargo install wasm-bindgen-cli --version "$want" --force
 fi
 
@@ -30,6 +30,8 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
+# libvips writes the JPEG-in-TIFF pyramids the TIFF tests read (vips tiffsave)
+command -v vips >/dev/null || missing+=(libvips-tools)
 # jpeglib.h: the bench's native encoder with optimised tables (bench/native/encode.c)
 [ -f /usr/include/jpeglib.h ] || missing+=(libjpeg62-turbo-dev)
 # libvips (vips tiffsave) and libtiff (tiffcp): independent writers of the TIFF inputs the

@@ -9,6 +9,8 @@ step() { printf '\n===== %s =====\n' "$*"; }
 
 step "set-up"
 bash scripts/setup.sh
+step "the vendored crates are their crates.io releases plus vendor/*.patch"
+node scripts/check-patches.mjs
 step "build (npm run build)"
 node scripts/build.mjs
 step "native Rust tests (cargo test)"
@@ -16,7 +18,7 @@ cargo test
 step "without the full-decoder feature (the npm reader and writer modules' build): progressive streams defer"
 cargo test --no-default-features --features encoder --test full_decoder
 step "the vendored jpeg-encoder's own unit tests (with our patches' reference tests, vendor/PATCHES.md)"
-(cd vendor/jpeg-encoder && CARGO_TARGET_DIR=../../target/vendor-jpeg-encoder cargo test --lib)
+(cd vendor/jpeg-encoder && CARGO_TARGET_DIR="$OLDPWD/target/vendor-jpeg-encoder" cargo test --lib)
 step "wasm tests in Node and headless Chromium (cargo test --target wasm32-unknown-unknown)"
 cargo test --target wasm32-unknown-unknown
 step "wasm SIMD kernels against the scalar code, in Node (cargo test with +simd128)"

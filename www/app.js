@@ -57,7 +57,7 @@ function describeLevels(ds) {
       `<td>${L.sharded ? L.shardShape.join("×") : "–"}</td><td>${escape(names.join(" → "))}</td></tr>`;
   }).join("");
   const jpeg = ds.levels[0].jpeg;
-  return `<p><strong>${escape(ds.name)}</strong> — ${ds.kind === "multiscale" ? "OME-Zarr multiscale image" : "Zarr v3 array"}, ` +
+  return `<p><strong>${escape(ds.name)}</strong> — ${ds.levels[0].references ? "a TIFF read in place (Zarr v2 references)" : ds.kind === "multiscale" ? "OME-Zarr multiscale image" : "Zarr v3 array"}, ` +
     `${ds.axes.rgb ? "RGB" : "grayscale"}${ds.axes.c >= 0 ? `, channel axis ${ds.axes.c}` : ""}` +
     `${jpeg ? `, jpeg quality ${jpeg.quality} ${jpeg.encoded_color_space}` : ""}</p>` +
     (ds.axes.note ? `<p class="muted">${escape(ds.axes.note)}</p>` : "") +

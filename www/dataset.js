@@ -143,7 +143,7 @@ export function jpegConfig(meta) {
 }
 
 function checkArrayMeta(meta, url, registry) {
-  if (meta.zarr_format !== 3) throw new DatasetError("layout", `${url}/zarr.json is not Zarr v3 metadata (zarr_format ${meta.zarr_format})`);
+  if (meta.zarr_format !== 3 && meta.zarr_format !== 2) throw new DatasetError("layout", `${url}/zarr.json is not Zarr v3 metadata (zarr_format ${meta.zarr_format})`);
   if (meta.data_type !== "uint8") {
     throw new DatasetError("dtype",
       `The array at ${url} has data type "${typeof meta.data_type === "string" ? meta.data_type : JSON.stringify(meta.data_type)}"; ` +
@@ -182,6 +182,71 @@ function resolveAxes(names, shape, types) {
   return { y, x, c, channels, rgb: channels === 3, fixed };
 }
 
+const V2_DTYPES = { "|u1": "uint8", "<u1": "uint8", ">u1": "uint8", "|i1": "int8" };
+
+/** A kerchunk reference set (tifffile's `write_fsspec`, VirtualiZarr): version 1 or 0. */
+function isReferenceSpec(json) {
+  if (!json || typeof json !== "object" || Array.isArray(json)) return false;
+  const refs = json.version === 1 ? json.refs : json;
+  return !!refs && typeof refs === "object" && [".zarray", ".zgroup", "zarr.json"].some((k) => k in refs || Object.keys(refs).some((key) => key.endsWith(`/${k}`)));
+}
+
+/** Zarr v2 array metadata in the v3 shape this page checks (dtype, codecs, chunk keys). */
+function v2ArrayMeta(zarray, url) {
+  if (!zarray) throw new DatasetError("fetch", `No .zarray at ${url}: the references list no array there.`);
+  const codecs = [];
+  if (zarray.order === "F") codecs.push({ name: "transpose", configuration: { order: "F" } });
+  for (const filter of zarray.filters ?? []) codecs.push({ name: `numcodecs.${filter.id}`, configuration: filter });
+  codecs.push({ name: "bytes" });
+  if (zarray.compressor) codecs.push({ name: `numcodecs.${zarray.compressor.id}`, configuration: zarray.compressor });
+  return {
+    zarr_format: 2,
+    node_type: "array",
+    data_type: V2_DTYPES[zarray.dtype] ?? zarray.dtype,
+    shape: zarray.shape,
+    codecs,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: zarray.chunks } },
+    chunk_key_encoding: { name: "v2", configuration: { separator: zarray.dimension_separator ?? "." } },
+  };
+}
+
+/**
+ * Opens a kerchunk reference set: a TIFF page (or a pyramid, with OME-Zarr 0.4 multiscales
+ * in `.zattrs`) read in place through Range requests, its chunks decoded by the
+ * imagecodecs_jpeg codec.
+ */
+async function openReferences(url, spec, registry) {
+  let store;
+  try {
+    store = zarr.ReferenceStore.fromSpec(spec);
+  } catch (error) {
+    throw new DatasetError("fetch", `${url} is not a reference set zarrita can read: ${error.message}`);
+  }
+  const metered = new MeteredStore(new CachedStore(store));
+  const location = zarr.root(metered);
+  const json = async (key) => {
+    const bytes = await store.get(`/${key}`);
+    return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : null;
+  };
+  const zattrs = (await json(".zattrs")) ?? {};
+  const ms = Array.isArray(zattrs.multiscales) ? zattrs.multiscales[0] : null;
+  const levelPaths = ms?.datasets?.length ? ms.datasets.map((d) => String(d.path)) : [""];
+  const levels = [];
+  for (const path of levelPaths) {
+    const meta = v2ArrayMeta(await json(path ? `${path}/.zarray` : ".zarray"), `${url} ${path}`);
+    checkArrayMeta(meta, `${url}${path ? ` (${path})` : ""}`, registry);
+    let array;
+    try {
+      array = await zarr.open.v2(path ? location.resolve(path) : location, { kind: "array" });
+    } catch (error) {
+      throw new DatasetError("layout", `zarrita cannot open ${url} ${path}: ${error.message}`);
+    }
+    levels.push({ path, url: `${url}#${path}`, array, meta, jpeg: null, references: true });
+  }
+  const axes = ms?.axes?.map((a) => (typeof a === "string" ? { name: a } : a));
+  return { levels, axesMeta: axes ?? null, name: url.split("/").pop(), store: metered };
+}
+
 /**
  * Opens `url`. Returns `{ url, kind: "multiscale" | "array", name, levels, axes, store }`,
  * levels finest first: `{ path, array, meta, height, width, chunkHeight, chunkWidth, factor, jpeg }`.
@@ -193,6 +258,13 @@ export async function openDataset(rawUrl, registry) {
     url = trimUrl(rawUrl.trim());
   } catch {
     throw new DatasetError("fetch", `"${rawUrl}" is not a URL`);
+  }
+  if (/\.json$/i.test(url)) {
+    const spec = await fetchJson(url, "a reference set");
+    if (!spec) throw new DatasetError("fetch", `No file at ${url} (HTTP 404).`);
+    if (!isReferenceSpec(spec)) throw new DatasetError("layout", `${url} is JSON but not a kerchunk reference set (no .zarray or .zgroup in it).`);
+    const opened = await openReferences(url, spec, registry);
+    return finish({ url, kind: opened.levels.length > 1 ? "multiscale" : "array", ...opened });
   }
   const root = await fetchJson(`${url}/zarr.json`, "Zarr v3 metadata");
   if (!root) {
@@ -239,6 +311,11 @@ export async function openDataset(rawUrl, registry) {
     }
     levels.push({ path, url: levelUrl, array, meta, jpeg: jpegConfig(meta) });
   }
+  return finish({ url, kind, name, levels, axesMeta, store });
+}
+
+/** Axes, level sizes and order, for a dataset opened either way. */
+function finish({ url, kind, name, levels, axesMeta, store }) {
   const first = levels[0];
   const names = axesMeta?.map((a) => a.name) ?? first.meta.dimension_names ?? first.array.shape.map(() => null);
   const axes = resolveAxes(names, first.array.shape, axesMeta?.map((a) => a.type));

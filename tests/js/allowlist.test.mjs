@@ -1,9 +1,9 @@
-// OME-Zarr RFC-16 allowlist: allowlist.json against the RFC text, checkArray,
-// checkDataset, supportedExtensions and the `check` CLI.
+// OME-Zarr RFC-16 allowlist: allowlist.json against the allowlist written out below,
+// checkArray, checkDataset, supportedExtensions and the `check` CLI.
 // Run: node --test tests/js/allowlist.test.mjs
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { readFile, mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
+import { mkdtemp, mkdir, writeFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -12,83 +12,76 @@ import {
 import { main as checkMain } from "../../js/check-cli.js";
 import { startServer } from "./helpers/server.mjs";
 
-const RFC_URL = new URL("../../../shared/spec/rfc-16-allowlist.md", import.meta.url);
-const LEVELS = ["MUST", "SHOULD", "MAY"];
+// ---------------------------------------------------------------- the allowlist, written out independently of allowlist.json
 
-// ---------------------------------------------------------------- the RFC's tables, parsed from its text
+// RFC-16 (draft D3) lists, per extension point, each name with the level at which readers
+// must support it and where it is specified ("core": the Zarr v3 core specification,
+// "registry": zarr-extensions). Written here a second time, compactly, so that an edit to
+// allowlist.json has to agree with an independent statement of the same rules.
+const EXPECTED = {
+  data_type: {
+    core: {
+      MUST: ["bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32", "float64"],
+      SHOULD: ["int64", "uint64", "float16"],
+    },
+  },
+  codec: {
+    core: { MUST: ["blosc", "bytes", "crc32c", "gzip", "sharding_indexed", "transpose"] },
+    registry: {
+      MUST: ["zstd"],
+      SHOULD: ["bitround", "cast_value", "conditional", "jpeg", "reshape", "scale_offset"],
+      MAY: ["packbits", "zfp"],
+    },
+  },
+  chunk_grid: { core: { MUST: ["regular"] }, registry: { MAY: ["rectilinear"] } },
+  chunk_key_encoding: { core: { MUST: ["default", "v2"] }, registry: { MAY: ["template"] } },
+};
+// A codec's kind decides where it may sit in a codec chain.
+const CODEC_TYPES = {
+  "array → array": ["transpose", "bitround", "cast_value", "reshape", "scale_offset"],
+  "array → bytes": ["bytes", "sharding_indexed", "jpeg", "packbits", "zfp"],
+  "bytes → bytes": ["blosc", "crc32c", "gzip", "zstd", "conditional"],
+};
 
-/**
- * The RFC copy renders each table as one cell per line (blank lines between):
- * the header cells, then the rows. Returns [{ point, names, readers, source, type?, description }].
- */
-function parseRfcTables(text) {
-  const lines = text.split("\n").map((line) => line.trim()).filter(Boolean);
-  const sections = { "Data types#": "data_type", "Codecs#": "codec", "Chunk grids#": "chunk_grid", "Chunk key encodings#": "chunk_key_encoding" };
-  const rows = [];
-  for (const [heading, point] of Object.entries(sections)) {
-    const start = lines.indexOf(heading);
-    assert.notEqual(start, -1, `RFC text has a "${heading}" heading`);
-    const end = lines.indexOf("Description", start);
-    const columns = lines.slice(start + 1, end + 1);
-    const at = (cells, column) => cells[columns.indexOf(column)];
-    let i = end + 1;
-    while (LEVELS.includes(lines[i + 1])) {
-      const cells = lines.slice(i, i + columns.length);
-      rows.push({
-        point,
-        names: (at(cells, "Names") ?? at(cells, "Name")).split(",").map((name) => name.trim()),
-        readers: at(cells, "Readers"),
-        source: at(cells, "Source"),
-        type: at(cells, "Type"),
-        description: at(cells, "Description"),
-      });
-      i += columns.length;
-    }
-  }
-  return rows;
-}
+const expectedEntries = Object.entries(EXPECTED).flatMap(([point, bySource]) =>
+  Object.entries(bySource).flatMap(([source, byLevel]) =>
+    Object.entries(byLevel).flatMap(([readers, names]) => names.map((name) => ({
+      point, name, readers, source,
+      type: point === "codec" ? Object.keys(CODEC_TYPES).find((type) => CODEC_TYPES[type].includes(name)) : undefined,
+    })))));
 
-const rfcText = await readFile(RFC_URL, "utf8");
-const rfcRows = parseRfcTables(rfcText);
-const rfcEntries = rfcRows.flatMap((row) => row.names.map((name) => ({ ...row, name })));
-
-describe("allowlist.json matches the RFC-16 text entry by entry", () => {
-  test("the parser found every table (12 data types, 15 codecs, 2 chunk grids, 3 chunk key encodings)", () => {
-    const count = (point) => rfcEntries.filter((e) => e.point === point).length;
+describe("allowlist.json matches the RFC-16 allowlist entry by entry", () => {
+  test("the expected table has 12 data types, 15 codecs, 2 chunk grids, 3 chunk key encodings", () => {
+    const count = (point) => expectedEntries.filter((e) => e.point === point).length;
     assert.deepEqual([count("data_type"), count("codec"), count("chunk_grid"), count("chunk_key_encoding")], [12, 15, 2, 3]);
+    for (const entry of expectedEntries.filter((e) => e.point === "codec")) assert.ok(entry.type, `${entry.name} has a codec type`);
   });
 
-  for (const rfc of rfcEntries) {
-    test(`RFC-16 ${rfc.point} table row "${rfc.name}": readers ${rfc.readers}, source ${rfc.source}`, () => {
-      const entry = allowlist.extensionPoints[rfc.point].entries.find((e) => e.name === rfc.name);
-      assert.ok(entry, `allowlist.json has ${rfc.point} "${rfc.name}"`);
-      assert.equal(entry.readers, rfc.readers);
-      assert.equal(entry.source, rfc.source);
-      assert.equal(entry.description, rfc.description);
-      if (rfc.type) assert.equal(entry.type, rfc.type);
+  for (const expected of expectedEntries) {
+    test(`${expected.point} "${expected.name}": readers ${expected.readers}, source ${expected.source}`, () => {
+      const entry = allowlist.extensionPoints[expected.point].entries.find((e) => e.name === expected.name);
+      assert.ok(entry, `allowlist.json has ${expected.point} "${expected.name}"`);
+      assert.equal(entry.readers, expected.readers);
+      assert.equal(entry.source, expected.source);
+      assert.equal(typeof entry.description, "string");
+      assert.ok(entry.description.length > 0, "a description for the report");
+      if (expected.type) assert.equal(entry.type, expected.type);
     });
   }
 
-  test("allowlist.json has no entry that the RFC tables lack", () => {
+  test("allowlist.json has no entry that the expected table lacks", () => {
     for (const point of ["data_type", "codec", "chunk_grid", "chunk_key_encoding"]) {
       const json = allowlist.extensionPoints[point].entries.map((e) => e.name).sort();
-      const rfc = rfcEntries.filter((e) => e.point === point).map((e) => e.name).sort();
-      assert.deepEqual(json, rfc, point);
+      const expected = expectedEntries.filter((e) => e.point === point).map((e) => e.name).sort();
+      assert.deepEqual(json, expected, point);
     }
   });
 
-  test("RFC-16 storage transformers: the initial allowlist is empty", () => {
-    assert.match(rfcText, /The initial allowlist of storage transformers is therefore empty/);
+  test("RFC-16 storage transformers: the allowlist is empty", () => {
     assert.deepEqual(allowlist.extensionPoints.storage_transformer.entries, []);
   });
 
-  test("registry commit and draft date are the RFC's", () => {
-    assert.match(rfcText, new RegExp(`as of commit ${allowlist.rfc.registryCommit}\\b`));
-    assert.ok(rfcText.includes(allowlist.rfc.date));
-  });
-
-  test("RFC-16 Conformance names numcodecs.bitround as an alias of bitround", () => {
-    assert.match(rfcText, /deprecated aliases listed in an extension specification \(such as numcodecs\.bitround\)/);
+  test("RFC-16 Conformance: numcodecs.bitround is a deprecated alias of bitround", () => {
     assert.equal(allowlist.aliases.find((a) => a.name === "numcodecs.bitround")?.aliasOf, "bitround");
   });
 
@@ -192,7 +185,7 @@ describe("checkArray", () => {
   });
 
   describe("every RFC-16 table entry is reported at its reader level", () => {
-    for (const entry of rfcEntries) {
+    for (const entry of expectedEntries) {
       test(`${entry.point} "${entry.name}" → ${entry.readers}`, () => {
         const overrides = {
           data_type: { data_type: entry.name },
@@ -443,8 +436,8 @@ describe("checkArray", () => {
 describe("supportedExtensions: what zarrita + zarr-jpeg read", () => {
   test("one row per allowlist entry, with its reader level", () => {
     const rows = supportedExtensions();
-    assert.equal(rows.length, rfcEntries.length);
-    for (const entry of rfcEntries) {
+    assert.equal(rows.length, expectedEntries.length);
+    for (const entry of expectedEntries) {
       const row = rows.find((r) => r.extensionPoint === entry.point && r.name === entry.name);
       assert.equal(row.readers, entry.readers, entry.name);
       assert.equal(typeof row.supported, "boolean");

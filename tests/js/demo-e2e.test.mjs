@@ -15,6 +15,8 @@ import path from "node:path";
 import { prepareSamples, startDemoServer, ROOT, STORES } from "../../scripts/serve.mjs";
 import { launchBrowser } from "./helpers/browser.mjs";
 import { init, decode } from "../../dist/index.js";
+import { spawnSync } from "node:child_process";
+import { PYTHON } from "./helpers/python.mjs";
 
 const ARTIFACTS = path.join(ROOT, "tests", "artifacts");
 const FIXTURES = path.join(STORES, "_e2e");
@@ -121,6 +123,29 @@ test("the sharded rgb sample: canvas pixels equal decode() of the inner chunk re
   const length = Number(shard.readBigUInt64LE(entry + 8));
   const samples = decode(sharding.codecs[1].configuration, shard.subarray(offset, offset + length), [256, 256, 3]);
   assertPixelsEqual(rgba, samples, 256, 256, 3, "ihc-rgb level 1 inner chunk (1, 2)");
+});
+
+test("a TIFF read in place: the demo opens tifffile's reference JSON by URL; an Aperio-style slide's pixels match tifffile's decode", async () => {
+  // TIFFs and their references written by libvips/tifffile (tests/python/write_tiff_references.py),
+  // the references pointing at the TIFFs by a root-relative URL on this server.
+  const dir = path.join(FIXTURES, "tiff");
+  const py = spawnSync(PYTHON, [path.join(ROOT, "tests/python/write_tiff_references.py"), dir, "/stores/_e2e/tiff"], { encoding: "utf8", timeout: 300000 });
+  assert.equal(py.status, 0, py.stderr);
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+  for (const name of ["aperio", "vips_q85"]) {
+    const tiff = manifest.tiffs.find((t) => t.name === name);
+    const ds = await page.evaluate((url) => window.demo.open(url).then((d) => ({ kind: d.kind, levels: d.levels.length, rgb: d.axes.rgb })), `/stores/_e2e/tiff/${tiff.refs}`);
+    assert.deepEqual(ds, { kind: "array", levels: 1, rgb: true }, name);
+    const { rgba } = await pixelsAt(0, 0, 0, 256, 256);
+    const truth = fs.readFileSync(path.join(dir, tiff.truth));
+    let worst = 0;
+    for (let y = 0; y < 256; y++)
+      for (let x = 0; x < 256; x++)
+        for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(rgba[(y * 256 + x) * 4 + c] - truth[(y * tiff.shape[1] + x) * 3 + c]));
+    assert.ok(worst <= 4, `${name}: canvas pixels differ from tifffile's decode by up to ${worst}`);
+  }
+  assert.match(await page.textContent("#dataset"), /a TIFF read in place \(Zarr v2 references\), RGB/);
+  await shot("tiff-in-place");
 });
 
 test("grayscale sample and the plain (y, x, c) array render; pixels match decode()", async () => {

@@ -244,11 +244,15 @@ test("pool: a worker that dies at every chunk is replaced twice, then chunks dec
   }
 });
 
-test("pool: close() decodes on the calling thread the chunks its workers had not answered, sent or waiting", { timeout: 20000 }, async () => {
+test("pool: close() decodes on the calling thread the chunks its workers had not answered, sent or waiting", { timeout: 30000 }, async () => {
   const { gray, stream, expected } = await grayChunk();
   const handle = register(zarr.registry, { workers: 1, workerUrl: new URL("./helpers/silent-worker.mjs", import.meta.url) });
   const pending = Array.from({ length: 40 }, () => handle.pool.decode(gray, stream, [8, 8])); // 16 sent, 24 waiting
-  await new Promise((resolve) => setTimeout(resolve, 200)); // the worker has started and holds its 16
+  // until the worker has started and holds its 16 (a loaded machine can take seconds)
+  for (let waited = 0; handle.pool.mode !== "workers" && waited < 15000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(handle.pool.mode, "workers");
   await handle.close();
   for (const samples of await Promise.all(pending)) assert.deepEqual([...samples], expected);

@@ -191,7 +191,7 @@ test("codec constructors called directly with odd metadata or configurations thr
     [() => Imagecodecs.fromConfig({}, null), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got null/)],
     [() => Imagecodecs.fromConfig({ get lossless() { throw new Error("getter says no"); } }, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration could not be read: reading it threw: getter says no$/)],
     [() => Imagecodecs.fromConfig(new Proxy({}, { get() { throw new Error("proxy says no"); } }), meta), named("InvalidConfiguration", /reading it threw: proxy says no/)],
-    [() => Imagecodecs.fromConfig({ colorspace_data: { toString() { throw new Error("no"); } } }, meta), named("InvalidConfiguration", /colorspace_data must be a colour space name or number, got an Object/)],
+    [() => Imagecodecs.fromConfig({ colorspace_data: { toString() { throw new Error("no"); } } }, meta), named("InvalidConfiguration", /colorspace_data must be a colour space name or libjpeg J_COLOR_SPACE number, got an Object/)],
     [() => Imagecodecs.fromConfig({ bitspersample: Symbol("b") }, meta), named("InvalidConfiguration", /bitspersample Symbol\(b\) is not supported/)],
     [() => JpegCodec.fromConfig(config, { dataType: "uint8" }), named("InvalidShape", /^jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
     [() => JpegCodec.fromConfig(config, { dataType: "uint8", shape: "16,16,3" }), named("InvalidShape", /got "16,16,3"$/)],

@@ -1,4 +1,4 @@
-// README's "Using it" examples, as written there, type-checked under --strict: a
+// README's quick-start examples and docs/api.md's TypeScript examples, as written there, type-checked under --strict: a
 // configuration written `as const` or with `satisfies JpegCodecConfiguration`, readonly
 // shapes and option objects; a widened configuration is refused.
 import { encode, encodeInto, decode, decodeInto, decodeAsync, validateConfig, register, JpegCodec, ReshapeCodec } from "../../dist/index.js";
