@@ -63,6 +63,8 @@ export interface ConvertOptions {
    * written is the same either way.
    */
   workers?: number;
+  /** 16-bit TIFF input only: "auto" (the image's own min–max) or "MIN:MAX", mapped linearly to 0–255; without it 16-bit input is refused. */
+  rescale?: "auto" | string | { min: number; max: number } | null;
   /** Replace `output` if it is a Zarr store or an empty directory that does not hold the input. */
   overwrite?: boolean;
   onProgress?: (event: ConvertProgress) => void;
@@ -112,6 +114,10 @@ export interface ConvertSummary {
   qualityEstimated?: boolean;
   /** TIFF input: the configuration of levels 1+ (level 0's is `config`). */
   levelConfig?: NormalizedJpegCodecConfiguration;
+  /** 16-bit input: the window mapped to 0–255. */
+  rescale?: { min: number; max: number };
+  /** The input was read a band of rows at a time (PNG, TIFF pages that are not JPEG). */
+  streamed?: boolean;
 }
 
 /**
