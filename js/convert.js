@@ -265,6 +265,7 @@ export function crc32c(bytes) {
 // ------------------------------------------------------------------ metadata
 
 export function levelArrayMetadata(plan, levelShape, grid) {
+  if (plan.planes > 1) return planesArrayMetadata(plan, levelShape, grid);
   const { config, channelAxis, components } = plan;
   const color = components === 3;
   const [h, w] = levelShape;
@@ -299,7 +300,55 @@ export function levelArrayMetadata(plan, levelShape, grid) {
   };
 }
 
+/**
+ * Several channels (`plan.planes` > 1) as a `c` axis of grayscale chunks: shape (C, H, W),
+ * chunks (1, h, w), each a grayscale JPEG through a transpose to (h, w, 1).
+ */
+function planesArrayMetadata(plan, levelShape, grid) {
+  const C = plan.planes;
+  const [h, w] = levelShape;
+  const chunkCodecs = [{ name: "transpose", configuration: { order: [1, 2, 0] } }, { name: "jpeg", configuration: plan.config }];
+  const codecs = grid.shard
+    ? [{
+        name: "sharding_indexed",
+        configuration: {
+          chunk_shape: [1, ...grid.chunk],
+          codecs: chunkCodecs,
+          index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+          index_location: "end",
+        },
+      }]
+    : chunkCodecs;
+  return {
+    zarr_format: 3,
+    node_type: "array",
+    shape: [C, h, w],
+    data_type: "uint8",
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [1, ...(grid.shard ?? grid.chunk)] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: 0,
+    codecs,
+    dimension_names: ["c", "y", "x"],
+    attributes: {},
+  };
+}
+
 export function groupMetadata(plan, levelShapes, name) {
+  if (plan.planes > 1) {
+    // a c axis of grayscale channels
+    const meta = groupMetadata({ ...plan, planes: 1, components: 3, channelAxis: "first" }, levelShapes, name);
+    const ome = meta.attributes.ome;
+    const colors = ["FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF"];
+    ome.omero = {
+      channels: Array.from({ length: plan.planes }, (_, i) => ({
+        label: `channel ${i}`, color: colors[i % colors.length], window: { start: 0, end: 255, min: 0, max: 255 },
+        active: true, coefficient: 1, family: "linear", inverted: false,
+        ...(plan.rescale ? { rescaled_from: { data_type: plan.rescale.dataType, start: plan.rescale.min, end: plan.rescale.max } } : {}),
+      })),
+      rdefs: { model: "color" },
+    };
+    return meta;
+  }
   const { components, channelAxis, pixelSize, unit } = plan;
   const space = (n) => ({ name: n, type: "space", ...(unit ? { unit } : {}) });
   const channel = { name: "c", type: "channel" };
@@ -358,8 +407,8 @@ function tile(image, y0, x0, ch, cw) {
   return out;
 }
 
-export function chunkKey(plan, cy, cx) {
-  const coords = plan.components === 1 ? [cy, cx] : plan.channelAxis === "first" ? [0, cy, cx] : [cy, cx, 0];
+export function chunkKey(plan, cy, cx, c = 0) {
+  const coords = plan.planes > 1 ? [c, cy, cx] : plan.components === 1 ? [cy, cx] : plan.channelAxis === "first" ? [0, cy, cx] : [cy, cx, 0];
   return path.join("c", ...coords.map(String));
 }
 

@@ -72,17 +72,27 @@ export class ChunkStore {
     this.onWrite(bytes.length);
   }
 
+  /** Stores a chunk's stream; `bytes` an array of streams: one per channel plane (a c axis of grayscale chunks). */
   store(cy, cx, bytes) {
+    if (Array.isArray(bytes)) {
+      bytes.forEach((b, c) => this.#storeOne(cy, cx, b, c));
+      return;
+    }
+    this.#storeOne(cy, cx, bytes, 0);
+  }
+
+  #storeOne(cy, cx, bytes, c) {
     if (!this.per) {
-      this.#write(path.join(this.dir, this.key(cy, cx)), bytes);
+      this.#write(path.join(this.dir, this.key(cy, cx, c)), bytes);
       return;
     }
     const [py, px] = this.per;
     const sx = Math.floor(cx / px);
-    let shard = this.shards.get(sx);
+    const id = `${c}/${sx}`;
+    let shard = this.shards.get(id);
     if (!shard) {
-      shard = { index: new BigUint64Array(py * px * 2).fill(EMPTY), parts: [], offset: 0 };
-      this.shards.set(sx, shard);
+      shard = { c, sx, index: new BigUint64Array(py * px * 2).fill(EMPTY), parts: [], offset: 0 };
+      this.shards.set(id, shard);
     }
     const at = 2 * ((cy % py) * px + (cx - sx * px));
     shard.index[at] = BigInt(shard.offset);
@@ -96,12 +106,11 @@ export class ChunkStore {
     const last = cy === this.grid.chunks[0] - 1;
     if (!last && (cy + 1) % this.per[0] !== 0) return;
     const sy = Math.floor(cy / this.per[0]);
-    for (const sx of [...this.shards.keys()].sort((a, b) => a - b)) {
-      const shard = this.shards.get(sx);
+    for (const shard of [...this.shards.values()].sort((a, b) => a.c - b.c || a.sx - b.sx)) {
       const indexBytes = new Uint8Array(shard.index.buffer); // little-endian on every platform Node runs on
       const crc = new DataView(new ArrayBuffer(4));
       crc.setUint32(0, crc32c(indexBytes), true);
-      this.#write(path.join(this.dir, this.key(sy, sx)), Buffer.concat([...shard.parts, indexBytes, new Uint8Array(crc.buffer)]));
+      this.#write(path.join(this.dir, this.key(sy, shard.sx, shard.c)), Buffer.concat([...shard.parts, indexBytes, new Uint8Array(crc.buffer)]));
     }
     this.shards.clear();
   }
@@ -182,7 +191,7 @@ export class LevelWriter {
     for (let cx = 0; cx < jobs.length; cx++) {
       const bytes = await jobs[cx];
       this.store.store(cy, cx, bytes);
-      this.onChunk?.(bytes.length);
+      this.onChunk?.(Array.isArray(bytes) ? bytes.reduce((n, b) => n + b.length, 0) : bytes.length);
     }
     this.store.endChunkRow(cy);
     this.bandRows = 0;

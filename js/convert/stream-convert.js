@@ -41,10 +41,15 @@ export async function convertPngStream(file, header, output, options, started = 
 export async function convertRows(source, output, options, started = performance.now()) {
   const { file, width, height } = source;
   const sourceChannels = source.channels;
-  const toGray = sourceChannels === 3 && options.color === "grayscale";
-  const channels = toGray ? 1 : sourceChannels;
+  // more than 3 channels, 2, or 3 that are not RGB: a c axis of grayscale chunks ("planes")
+  const planes = source.planes ? sourceChannels : 1;
+  if (planes > 1 && options.color != null && options.color !== "grayscale") {
+    throw new ConvertError(`${file} has ${planes} channels, stored as a c axis of grayscale chunks; color ${options.color} needs RGB input`);
+  }
+  const toGray = planes === 1 && sourceChannels === 3 && options.color === "grayscale";
+  const channels = toGray ? 1 : sourceChannels; // samples per pixel in the rows
   const { rescale: _ignored, ...rest } = options;
-  const plan = { ...resolveOptions(rest, channels), rescale: source.rescale ?? null };
+  const plan = { ...resolveOptions(rest, planes > 1 ? 1 : channels), rescale: source.rescale ?? null, planes };
   const warnings = [];
   const warn = (w) => {
     warnings.push(w);
@@ -95,12 +100,10 @@ export async function convertRows(source, output, options, started = performance
     for (let level = nLevels - 1; level >= 0; level--) {
       const grid = grids[level];
       const [ch, cw] = grid.chunk;
-      const shape = channels === 3 ? [ch, cw, 3] : [ch, cw];
+      const shape = channels === 3 && planes === 1 ? [ch, cw, 3] : [ch, cw];
       const [lh, lw] = levelShapes[level];
-      const store = new ChunkStore(path.join(temp, String(level)), grid, (cy, cx) => chunkKey(plan, cy, cx), (n) => { bytesWritten += n; });
-      below = new LevelWriter({
-        height: lh, width: lw, channels, grid, store, next: below,
-        encodeChunk: async (samples, cy, cx) => {
+      const store = new ChunkStore(path.join(temp, String(level)), grid, (cy, cx, c) => chunkKey(plan, cy, cx, c), (n) => { bytesWritten += n; });
+      const encodeOne = async (samples, cy, cx) => {
           const bytes = pool
             ? await pool.encode(plan.config, samples, shape, plan.encodeOptions, { readWhenSent: true })
             : loader.encode(plan.config, samples, shape, plan.encodeOptions);
@@ -108,10 +111,11 @@ export async function convertRows(source, output, options, started = performance
             // level 0's error against the input, over the image's own pixels
             const decoded = pool ? await pool.decode(plan.config, bytes, shape) : loader.decode(plan.config, bytes, shape);
             const h = Math.min(ch, lh - cy * ch);
-            const w = Math.min(cw, lw - cx * cw) * channels;
+            const perPixel = planes > 1 ? 1 : channels;
+            const w = Math.min(cw, lw - cx * cw) * perPixel;
             for (let y = 0; y < h; y++) {
               let row = 0;
-              for (let i = y * cw * channels, end = i + w; i < end; i++) {
+              for (let i = y * cw * perPixel, end = i + w; i < end; i++) {
                 const d = samples[i] - decoded[i];
                 row += d * d;
               }
@@ -120,7 +124,15 @@ export async function convertRows(source, output, options, started = performance
             error0.count += h * w;
           }
           return bytes;
-        },
+      };
+      below = new LevelWriter({
+        height: lh, width: lw, channels, grid, store, next: below,
+        // several channels: a grayscale chunk per channel, from the interleaved tile
+        encodeChunk: planes === 1 ? encodeOne : (samples, cy, cx) => Promise.all(Array.from({ length: planes }, (_, c) => {
+          const plane = new Uint8Array(samples.length / planes);
+          for (let i = 0, k = c; i < plane.length; i++, k += planes) plane[i] = samples[k];
+          return encodeOne(plane, cy, cx);
+        })),
         onChunk: (n) => {
           if (!started0.has(level)) {
             started0.add(level);
@@ -157,12 +169,13 @@ export async function convertRows(source, output, options, started = performance
   const summaryLevels = levelShapes.map((shape, level) => {
     const raw = shape[0] * shape[1] * channels;
     const grid = grids[level];
-    const withChannel = (yx) => (channels === 1 ? yx : plan.channelAxis === "first" ? [3, ...yx] : [...yx, 3]);
+    const withChannel = (yx) => (planes > 1 ? [planes, ...yx] : channels === 1 ? yx : plan.channelAxis === "first" ? [3, ...yx] : [...yx, 3]);
+    const chunkWith = (yx) => (planes > 1 ? [1, ...yx] : withChannel(yx));
     return {
       path: String(level),
       shape: withChannel(shape),
-      chunkShape: withChannel(grid.chunk),
-      shardShape: grid.shard ? withChannel(grid.shard) : null,
+      chunkShape: chunkWith(grid.chunk),
+      shardShape: grid.shard ? chunkWith(grid.shard) : null,
       chunks: levelStats[level].chunks,
       rawBytes: raw,
       encodedBytes: levelStats[level].bytes,
@@ -175,10 +188,10 @@ export async function convertRows(source, output, options, started = performance
   return {
     output: target,
     name,
-    inputShape: channels === 3 ? [height, width, 3] : [height, width],
+    inputShape: channels === 1 ? [height, width] : [height, width, channels],
     config: plan.config,
     encodeOptions: plan.encodeOptions,
-    channelAxis: channels === 3 ? plan.channelAxis : null,
+    channelAxis: planes > 1 ? "first" : channels === 3 ? plan.channelAxis : null,
     levels: summaryLevels,
     chunks: chunksDone,
     bytesWritten,

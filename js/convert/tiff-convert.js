@@ -497,10 +497,13 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
   }
   const spp = page.samplesPerPixel;
   const photometric = page.photometric ?? (spp === 3 ? 2 : 1);
-  const ok = (spp === 1 && (photometric === 0 || photometric === 1)) || (spp === 3 && photometric === 2);
+  // several channels that are not one RGB image: a c axis of grayscale chunks
+  const planesOut = spp > 1 && !(spp === 3 && photometric === 2);
+  const ok = (spp === 1 && (photometric === 0 || photometric === 1)) || (spp === 3 && photometric === 2) ||
+    (planesOut && photometric === 1 && spp <= 64);
   if (!ok) {
     throw new ConvertError(`${where}: Photometric ${PHOTOMETRIC[photometric] ?? photometric} with ${spp} sample(s) per pixel is not supported ` +
-      "(1 sample min-is-black/min-is-white, or 3 samples RGB)");
+      "(1 sample min-is-black/min-is-white, 3 samples RGB, or several min-is-black channels)");
   }
   if (page.tileWidth * page.tileHeight * bytesPer > MAX_TILE_PIXELS) {
     throw new ConvertError(`${where}: ${page.tiled ? "tiles" : "strips"} of ${page.tileWidth} × ${page.tileHeight} pixels are larger than this converter accepts (2^26 pixels)`);
@@ -595,11 +598,12 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
   const pixel = pixelSizeFromDescription(page.description);
   const sizeOptions = options.pixelSize == null && pixel ? { pixelSize: pixel.x, unit: options.unit ?? "micrometer" } : {};
   return convertRows({
-    file, height, width, channels: spp,
+    file, height, width, channels: spp, planes: planesOut,
     summary: { source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel }, ...(rescale ? { rescale } : {}) },
     rescale: rescale ? { dataType: "uint16", ...rescale } : null,
     readRows: async (onRows, { toGray }) => {
       const C = toGray ? 1 : spp;
+      const general = planesOut; // any number of channels, copied as they are
       const band = new Uint8Array(th * width * C);
       for (let ty = 0; ty < grid.rows; ty++) {
         const rowsHere = Math.min(th, height - ty * th);
@@ -621,6 +625,19 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
               throw new ConvertError(error.message, { cause: error });
             }
             blocks.push(await decodeBlock(i, label, bytes, blockH, rowsHere));
+          }
+          if (general) {
+            for (let y = 0; y < rowsHere; y++) {
+              let o = (y * width + tx * tw) * C;
+              for (let x = 0; x < w; x++) {
+                for (let c = 0; c < C; c++) {
+                  const blk = planes > 1 ? blocks[c] : blocks[0];
+                  const v = blk ? (planes > 1 ? blk[y * tw + x] : blk[(y * tw + x) * spp + c]) : 0;
+                  band[o++] = map ? map(v) : v;
+                }
+              }
+            }
+            continue;
           }
           for (let y = 0; y < rowsHere; y++) {
             let o = (y * width + tx * tw) * C;

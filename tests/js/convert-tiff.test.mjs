@@ -198,6 +198,53 @@ for (const [file, what] of [
   });
 }
 
+// ---------------------------------------------------------------- several channels
+
+execFileSync(PYTHON, ["-c", `
+import numpy as np, tifffile
+from PIL import Image
+g = np.asarray(Image.open(${JSON.stringify(path.join(samples, "cell.png"))}))
+rgb = np.asarray(Image.open(${JSON.stringify(path.join(samples, "ihc.png"))}).resize((550, 660)))
+stack = np.stack([g, rgb[:, :, 0], rgb[:, :, 1], rgb[:, :, 2], 255 - g])
+tifffile.imwrite(${JSON.stringify(at("mc-planar.tif"))}, stack, photometric="minisblack", planarconfig="separate", tile=(128, 128), compression="zlib")
+tifffile.imwrite(${JSON.stringify(at("mc-chunky.tif"))}, np.moveaxis(stack, 0, -1), photometric="minisblack", planarconfig="contig", compression="lzw", metadata=None)
+tifffile.imwrite(${JSON.stringify(at("mc-two.tif"))}, stack[:2], photometric="minisblack", planarconfig="separate", compression="zlib")
+`]);
+
+test("several uint8 channels (planar, chunky, 2 or 5) become a c axis of grayscale chunks: each channel's chunks equal convert() of tifffile's plane, byte for byte; zarrita selects a channel", async () => {
+  for (const [file, count] of [["mc-planar.tif", 5], ["mc-chunky.tif", 5], ["mc-two.tif", 2]]) {
+    const store = out();
+    const summary = await convert(at(file), store, { name: "x", shard: file === "mc-chunky.tif" ? 512 : undefined });
+    const meta = readJson(store, "0", "zarr.json");
+    assert.deepEqual(meta.shape, [count, 660, 550]);
+    assert.deepEqual(meta.dimension_names, ["c", "y", "x"]);
+    assert.equal(readJson(store, "zarr.json").attributes.ome.omero.channels.length, count);
+    assert.deepEqual(summary.levels[0].shape, [count, 660, 550]);
+    const all = tifffileSamples(at(file)); // (C, H, W) as tifffile returns it for planar; (H, W, C) for chunky
+    const planar = all.shape[0] === count;
+    for (let c = 0; c < count; c++) {
+      const plane = new Uint8Array(660 * 550);
+      for (let i = 0; i < plane.length; i++) plane[i] = planar ? all.data[c * plane.length + i] : all.data[i * count + c];
+      const single = out();
+      await convert({ data: plane, shape: [660, 550] }, single, { name: "x", shard: file === "mc-chunky.tif" ? 512 : undefined });
+      for (const level of ["0", "1"]) {
+        for (const f of fs.readdirSync(path.join(single, level, "c"), { recursive: true })) {
+          const a = path.join(single, level, "c", f);
+          if (!fs.statSync(a).isFile()) continue;
+          const b = path.join(store, level, "c", String(c), f);
+          assert.ok(fs.readFileSync(a).equals(fs.readFileSync(b)), `${file} channel ${c} level ${level} ${f}`);
+        }
+      }
+      if (c === count - 1) {
+        const array = await zarr.open(zarr.root(new FileSystemStore(store)).resolve("0"), { kind: "array" });
+        const got = await zarr.get(array, [c, null, null]);
+        const ref = await zarr.get(await zarr.open(zarr.root(new FileSystemStore(single)).resolve("0"), { kind: "array" }));
+        assert.deepEqual(got.data, ref.data);
+      }
+    }
+  }
+});
+
 // ---------------------------------------------------------------- 16-bit
 
 execFileSync(PYTHON, ["-c", `
