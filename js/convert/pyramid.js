@@ -13,6 +13,10 @@ import { crc32c } from "../convert.js";
 
 const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not stored
 
+function writeAll(fd, bytes) {
+  for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
 /** Averages two rows (b may be null: the last odd row) of `width` pixels × C into `out`. */
 export function downsampleRows(a, b, width, C, out) {
   const pairs = (width >> 1) * 2 * C;
@@ -86,31 +90,48 @@ export class ChunkStore {
       this.#write(path.join(this.dir, this.key(cy, cx, c)), bytes);
       return;
     }
+    // A shard's chunks are appended to its file as they come (the index is kept, not the
+    // streams), so a shard row costs no memory for its encoded chunks.
     const [py, px] = this.per;
     const sx = Math.floor(cx / px);
     const id = `${c}/${sx}`;
     let shard = this.shards.get(id);
     if (!shard) {
-      shard = { c, sx, index: new BigUint64Array(py * px * 2).fill(EMPTY), parts: [], offset: 0 };
+      const file = path.join(this.dir, this.key(Math.floor(cy / py), sx, c));
+      const dir = path.dirname(file);
+      if (!this.made.has(dir)) {
+        fs.mkdirSync(dir, { recursive: true });
+        this.made.add(dir);
+      }
+      shard = { c, sx, fd: fs.openSync(file, "w"), index: new BigUint64Array(py * px * 2).fill(EMPTY), offset: 0 };
       this.shards.set(id, shard);
     }
     const at = 2 * ((cy % py) * px + (cx - sx * px));
     shard.index[at] = BigInt(shard.offset);
     shard.index[at + 1] = BigInt(bytes.length);
-    shard.parts.push(bytes);
+    writeAll(shard.fd, bytes);
+    this.onWrite(bytes.length);
     shard.offset += bytes.length;
+  }
+
+  /** Closes the files of shards being written (after an error: the temporary store is then removed). */
+  abort() {
+    for (const shard of this.shards.values()) fs.closeSync(shard.fd);
+    this.shards.clear();
   }
 
   endChunkRow(cy) {
     if (!this.per) return;
     const last = cy === this.grid.chunks[0] - 1;
     if (!last && (cy + 1) % this.per[0] !== 0) return;
-    const sy = Math.floor(cy / this.per[0]);
-    for (const shard of [...this.shards.values()].sort((a, b) => a.c - b.c || a.sx - b.sx)) {
+    for (const shard of this.shards.values()) {
       const indexBytes = new Uint8Array(shard.index.buffer); // little-endian on every platform Node runs on
       const crc = new DataView(new ArrayBuffer(4));
       crc.setUint32(0, crc32c(indexBytes), true);
-      this.#write(path.join(this.dir, this.key(sy, shard.sx, shard.c)), Buffer.concat([...shard.parts, indexBytes, new Uint8Array(crc.buffer)]));
+      const tail = Buffer.concat([indexBytes, new Uint8Array(crc.buffer)]);
+      writeAll(shard.fd, tail);
+      this.onWrite(tail.length);
+      fs.closeSync(shard.fd);
     }
     this.shards.clear();
   }

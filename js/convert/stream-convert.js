@@ -85,6 +85,8 @@ export async function convertRows(source, output, options, started = performance
   const levelStats = levelShapes.map(() => ({ chunks: 0, bytes: 0 }));
   const error0 = { sum: 0, count: 0 };
   let readWarnings = [];
+  const tracked = [];
+  const track = (store) => (tracked.push(store), store);
   try {
     fs.mkdirSync(temp);
     write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));
@@ -102,7 +104,7 @@ export async function convertRows(source, output, options, started = performance
       const [ch, cw] = grid.chunk;
       const shape = channels === 3 && planes === 1 ? [ch, cw, 3] : [ch, cw];
       const [lh, lw] = levelShapes[level];
-      const store = new ChunkStore(path.join(temp, String(level)), grid, (cy, cx, c) => chunkKey(plan, cy, cx, c), (n) => { bytesWritten += n; });
+      const store = track(new ChunkStore(path.join(temp, String(level)), grid, (cy, cx, c) => chunkKey(plan, cy, cx, c), (n) => { bytesWritten += n; }));
       const encodeOne = async (samples, cy, cx) => {
           const bytes = pool
             ? await pool.encode(plan.config, samples, shape, plan.encodeOptions, { readWhenSent: true })
@@ -155,6 +157,7 @@ export async function convertRows(source, output, options, started = performance
     await level0.finish();
     commitOutput(target, temp);
   } catch (error) {
+    for (const store of tracked) store.abort();
     try {
       fs.rmSync(temp, { recursive: true, force: true });
     } catch {

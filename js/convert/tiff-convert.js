@@ -166,6 +166,8 @@ export async function convertTiff(file, output, options, started = performance.n
   };
   let pool = null;
   let temp = null;
+  const tracked = [];
+  const track = (store) => (tracked.push(store), store);
   try {
     const page = tiff.pages[0];
     if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started);
@@ -278,7 +280,7 @@ export async function convertTiff(file, output, options, started = performance.n
     const stores = grids.map((grid, level) => {
       const dir = path.join(temp, String(level));
       fs.mkdirSync(dir);
-      return new ChunkStore(dir, grid, (cy, cx) => chunkKey(keyPlan, cy, cx), (n) => { bytesWritten += n; });
+      return track(new ChunkStore(dir, grid, (cy, cx) => chunkKey(keyPlan, cy, cx), (n) => { bytesWritten += n; }));
     });
     const shapeOf = (chunk) => (C === 3 ? [chunk[0], chunk[1], 3] : [chunk[0], chunk[1]]);
     // levels 1+: writers from the bottom up
@@ -431,6 +433,7 @@ export async function convertTiff(file, output, options, started = performance.n
       warnings,
     };
   } catch (error) {
+    for (const store of tracked) store.abort();
     if (temp) {
       try {
         fs.rmSync(temp, { recursive: true, force: true });
