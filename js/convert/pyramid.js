@@ -11,7 +11,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "../convert.js";
 
-const EMPTY = 0xffffffffffffffffn; // shard index entry of a chunk that is not stored
+const EMPTY = 0xffffffffffffffffn;
+/** Chunks (or tiles) in flight at once per level. */
+export const IN_FLIGHT = 16; // shard index entry of a chunk that is not stored
 
 function writeAll(fd, bytes) {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
@@ -203,14 +205,17 @@ export class LevelWriter {
     const [ch, cw] = this.grid.chunk;
     const C = this.channels;
     const cy = this.chunkRow++;
-    const jobs = [];
-    for (let cx = 0; cx < this.grid.chunks[1]; cx++) {
-      const samples = cutTile(this.band, this.bandRows, this.width, C, cx * cw, ch, cw);
-      jobs.push(this.encodeChunk(samples, cy, cx));
-    }
-    for (const job of jobs) job.catch(() => {}); // (awaited in order below)
-    for (let cx = 0; cx < jobs.length; cx++) {
-      const bytes = await jobs[cx];
+    // at most IN_FLIGHT chunks cut and being encoded at once: enough to keep the workers
+    // busy, few enough that their samples do not grow with the image's width
+    const pending = [];
+    for (let cx = 0, next = 0; cx < this.grid.chunks[1]; cx++) {
+      while (next < this.grid.chunks[1] && pending.length < IN_FLIGHT) {
+        const samples = cutTile(this.band, this.bandRows, this.width, C, next * cw, ch, cw);
+        const job = this.encodeChunk(samples, cy, next++);
+        job.catch(() => {}); // (awaited in order below)
+        pending.push(job);
+      }
+      const bytes = await pending.shift();
       this.store.store(cy, cx, bytes);
       this.onChunk?.(Array.isArray(bytes) ? bytes.reduce((n, b) => n + b.length, 0) : bytes.length);
     }

@@ -17,7 +17,7 @@ import {
 } from "../convert.js";
 import { encodeOptionsProblem } from "../options.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
-import { ChunkStore, LevelWriter, cutTile } from "./pyramid.js";
+import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
 
 const MAX_WORKERS = 256;
@@ -312,7 +312,29 @@ export async function convertTiff(file, output, options, started = performance.n
     const decodeTile = (stream) => (pool ? pool.decode(config0, stream, shape0) : loader.decodeAsync(config0, stream, shape0));
     for (let ty = 0; ty < grid0.rows; ty++) {
       const jobs = [];
+      const rowsHere = Math.min(th, height - ty * th);
+      // a tile's decoded samples into the band, its stream into the store
+      const place = async (job) => {
+        const { tx, samples, bytes, copied: wasCopied, why } = await job;
+        const x0 = tx * tw;
+        const w = Math.min(tw, width - x0);
+        for (let y = 0; y < rowsHere; y++) {
+          const src = samples ? samples.subarray(y * tw * C, (y * tw + w) * C) : null;
+          if (src) band.set(src, (y * width + x0) * C);
+          else band.fill(0, (y * width + x0) * C, (y * width + x0 + w) * C);
+        }
+        if (bytes) {
+          stores[0].store(ty, tx, bytes);
+          levelStats[0].chunks++;
+          levelStats[0].bytes += bytes.length;
+          if (wasCopied) copied++;
+          else reencoded.push({ chunk: [ty, tx], why });
+        }
+        chunksDone++;
+      };
       for (let tx = 0; tx < grid0.columns; tx++) {
+        // at most IN_FLIGHT tiles read and being decoded at once (memory does not grow with the width)
+        if (jobs.length >= IN_FLIGHT) await place(jobs.shift());
         const i = ty * grid0.columns + tx;
         if (page.byteCounts[i] === 0) {
           jobs.push(Promise.resolve({ tx, samples: null, bytes: null })); // a sparse tile: not stored (fill value 0)
@@ -350,25 +372,7 @@ export async function convertTiff(file, output, options, started = performance.n
         job.catch(() => {});
         jobs.push(job);
       }
-      const rowsHere = Math.min(th, height - ty * th);
-      for (const job of jobs) {
-        const { tx, samples, bytes, copied: wasCopied, why } = await job;
-        const x0 = tx * tw;
-        const w = Math.min(tw, width - x0);
-        for (let y = 0; y < rowsHere; y++) {
-          const src = samples ? samples.subarray(y * tw * C, (y * tw + w) * C) : null;
-          if (src) band.set(src, (y * width + x0) * C);
-          else band.fill(0, (y * width + x0) * C, (y * width + x0 + w) * C);
-        }
-        if (bytes) {
-          stores[0].store(ty, tx, bytes);
-          levelStats[0].chunks++;
-          levelStats[0].bytes += bytes.length;
-          if (wasCopied) copied++;
-          else reencoded.push({ chunk: [ty, tx], why });
-        }
-        chunksDone++;
-      }
+      while (jobs.length) await place(jobs.shift());
       stores[0].endChunkRow(ty);
       progress({ phase: "chunk", level: 0, levelChunksDone: levelStats[0].chunks, levelChunksTotal: grid0.rows * grid0.columns });
       await level0.push(band, rowsHere);
