@@ -8,12 +8,23 @@ import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "./c
 // tiles, decodes PNG input, downsamples and writes), up to 8, which bounds what more could add.
 const DEFAULT_WORKERS = Math.max(0, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
-const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg> <out.zarr> [options]
+const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs> <out.zarr> [options]
 
 Writes an OME-Zarr 0.5 image: a Zarr v3 group with a pyramid of uint8 arrays
 (2× area averaging per level until the image fits one chunk), every chunk a
 JPEG image (the Zarr v3 "jpeg" codec). Colour images are stored (c, y, x) with a
 transpose codec, so each chunk is still one interleaved RGB JPEG.
+
+TIFF, BigTIFF, OME-TIFF and SVS whose first page has 8-bit JPEG tiles: each
+level-0 chunk IS its tile's JPEG data (tables spliced in, colour markers set
+from the Photometric tag; not re-encoded), chunk shape = tile shape; the
+quality recorded is an estimate from the tiles' tables; levels 1+ are
+re-encoded (--quality, default the estimate). Read a row of tiles at a time.
+--color, --subsampling and --chunk do not apply. Levels of more than 1,024
+chunks are stored in shards of 16 × 16 chunks (--shard 0: none). TIFF pages
+that are uncompressed, LZW, Deflate or PackBits (8-bit, 1 or 3 samples, tiles
+or strips, chunky or planar) are decoded a row of tiles at a time and encoded
+as any image. PNG (8-bit, non-interlaced) is read a band of rows at a time.
 
 options:
   --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})
@@ -22,7 +33,8 @@ options:
                      converts to luma; rgb stores channels without colour transform)
   --subsampling S    chroma subsampling for ycbcr: ${Object.keys(SUBSAMPLING).join(", ")} (default ${DEFAULTS.subsampling})
   --chunk N          chunk side in pixels (default ${DEFAULTS.chunk}; multiples of 16 avoid edge padding)
-  --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk)
+  --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk;
+                     TIFF input: 0 for none)
   --levels N         number of pyramid levels (default: halve until one chunk holds the image)
   --channel-axis A   first (c, y, x: OME-Zarr 0.5 axis order, default) | last (y, x, c)
   --name NAME        multiscale name (default: the input file's name)
@@ -38,6 +50,9 @@ options:
                      (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
                      watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
                      fewest bytes at equal PSNR on colour; docs/api.md "Quantisation tables")
+  --rescale R        16-bit TIFF input: auto (the image's own min–max) or MIN:MAX,
+                     mapped linearly to 0–255 (recorded in the omero channels as
+                     rescaled_from); without it 16-bit input is refused
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
                      per core but one, up to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
@@ -61,6 +76,7 @@ const VALUE_OPTIONS = {
   "--unit": ["unit", "string"],
   "--quant-table": ["quantTable", "string"],
   "--workers": ["workers", "int"],
+  "--rescale": ["rescale", "string"],
 };
 const FLAGS = {
   "--overwrite": "overwrite",

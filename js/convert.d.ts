@@ -41,7 +41,7 @@ export interface ConvertOptions {
   subsampling?: SubsamplingName | readonly SamplingFactors[] | null;
   /** Chunk side in pixels (default 256). */
   chunk?: number;
-  /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk`. */
+  /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk` (TIFF input: 0 for none; default there: levels of more than 1,024 chunks in shards of 16 × 16 chunks). */
   shard?: number | null;
   /** Number of pyramid levels (default: halve until one chunk holds the image). */
   levels?: number | null;
@@ -63,6 +63,8 @@ export interface ConvertOptions {
    * written is the same either way.
    */
   workers?: number;
+  /** 16-bit TIFF input only: "auto" (the image's own min–max) or "MIN:MAX", mapped linearly to 0–255; without it 16-bit input is refused. */
+  rescale?: "auto" | string | { min: number; max: number } | null;
   /** Replace `output` if it is a Zarr store or an empty directory that does not hold the input. */
   overwrite?: boolean;
   onProgress?: (event: ConvertProgress) => void;
@@ -104,10 +106,26 @@ export interface ConvertSummary {
   /** Worker threads that encoded the chunks: `workers`, or 0 where they could not start (then this thread did). */
   workers: number;
   warnings: string[];
+  /** TIFF input: what was read (its first page). */
+  source?: { format: "TIFF" | "BigTIFF"; page: string; pixelSize: { x: number; y: number; source: string } | null };
+  /** TIFF input: level-0 tiles copied unchanged, decoded and re-encoded (another frame: progressive, other sampling or size), and empty (not stored). */
+  tiles?: { copied: number; reencoded: number; empty: number };
+  /** TIFF input: `config.quality` is the IJG quality nearest the tiles' quantisation tables (an estimate). */
+  qualityEstimated?: boolean;
+  /** TIFF input: the configuration of levels 1+ (level 0's is `config`). */
+  levelConfig?: NormalizedJpegCodecConfiguration;
+  /** 16-bit input: the window mapped to 0–255. */
+  rescale?: { min: number; max: number };
+  /** The input was read a band of rows at a time (PNG, TIFF pages that are not JPEG). */
+  streamed?: boolean;
 }
 
 /**
- * Converts an image (a PNG/JPEG file path, or raw samples) into a JPEG-compressed OME-Zarr
+ * Converts an image (a PNG/JPEG/TIFF file path, or raw samples). A TIFF (BigTIFF, OME-TIFF,
+ * SVS) whose first page has 8-bit JPEG tiles keeps them: each level-0 chunk is its tile's
+ * JPEG data made a complete stream (not re-encoded); `color`, `subsampling` and `chunk` do
+ * not apply to it, `quality` sets levels 1+ only, and `shard` 0 turns the default sharding
+ * of large levels (more than 1,024 chunks: shards of 16 × 16 chunks) off. into a JPEG-compressed OME-Zarr
  * 0.5 image at `output` (a directory that must not exist unless `overwrite`), written under
  * a temporary name and renamed at the end. Rejects with a ConvertError for what it refuses.
  */

@@ -14,8 +14,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { init, encode, decode, validateConfig } from "./loader.js";
 import { encodeOptionsProblem } from "./options.js";
-import { readImageFile, ImageInputError } from "./image-input.js";
-import { CodecPool } from "./pool.js";
+import { readImageFile, ImageInputError, sniffFormat } from "./image-input.js";
+import { CodecPool, MAX_WORKERS } from "./pool.js";
 
 /** A conversion the converter refuses (bad option, unusable input, output in the way). */
 export class ConvertError extends Error {
@@ -36,7 +36,6 @@ export const SUBSAMPLING = Object.freeze({
 export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });
 
 const MAX_JPEG_SIDE = 65535;
-const MAX_WORKERS = 256; // as register()
 // Chunks being encoded at once per worker (the rest of a level waits): enough to keep the
 // workers busy while this thread tiles and writes, few enough to bound the tiles in memory.
 const CHUNKS_IN_FLIGHT_PER_WORKER = 8;
@@ -67,7 +66,7 @@ function ownOptions(options) {
 export function resolveOptions(options, channels) {
   options = ownOptions(options);
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
-    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning"]);
+    "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "rescale"]);
   for (const key of Object.keys(options)) {
     if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
   }
@@ -152,7 +151,7 @@ export function resolveOptions(options, channels) {
 }
 
 /** The MCU of a (normalised) configuration: 8·v_max rows by 8·h_max columns. */
-function mcuSize(config) {
+export function mcuSize(config) {
   const factors = config.subsampling ?? [[1, 1]];
   return { height: 8 * Math.max(...factors.map((f) => f[1])), width: 8 * Math.max(...factors.map((f) => f[0])) };
 }
@@ -264,7 +263,8 @@ export function crc32c(bytes) {
 
 // ------------------------------------------------------------------ metadata
 
-function levelArrayMetadata(plan, levelShape, grid) {
+export function levelArrayMetadata(plan, levelShape, grid) {
+  if (plan.planes > 1) return planesArrayMetadata(plan, levelShape, grid);
   const { config, channelAxis, components } = plan;
   const color = components === 3;
   const [h, w] = levelShape;
@@ -299,7 +299,55 @@ function levelArrayMetadata(plan, levelShape, grid) {
   };
 }
 
-function groupMetadata(plan, levelShapes, name) {
+/**
+ * Several channels (`plan.planes` > 1) as a `c` axis of grayscale chunks: shape (C, H, W),
+ * chunks (1, h, w), each a grayscale JPEG through a transpose to (h, w, 1).
+ */
+function planesArrayMetadata(plan, levelShape, grid) {
+  const C = plan.planes;
+  const [h, w] = levelShape;
+  const chunkCodecs = [{ name: "transpose", configuration: { order: [1, 2, 0] } }, { name: "jpeg", configuration: plan.config }];
+  const codecs = grid.shard
+    ? [{
+        name: "sharding_indexed",
+        configuration: {
+          chunk_shape: [1, ...grid.chunk],
+          codecs: chunkCodecs,
+          index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+          index_location: "end",
+        },
+      }]
+    : chunkCodecs;
+  return {
+    zarr_format: 3,
+    node_type: "array",
+    shape: [C, h, w],
+    data_type: "uint8",
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [1, ...(grid.shard ?? grid.chunk)] } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: 0,
+    codecs,
+    dimension_names: ["c", "y", "x"],
+    attributes: {},
+  };
+}
+
+export function groupMetadata(plan, levelShapes, name) {
+  if (plan.planes > 1) {
+    // a c axis of grayscale channels
+    const meta = groupMetadata({ ...plan, planes: 1, components: 3, channelAxis: "first" }, levelShapes, name);
+    const ome = meta.attributes.ome;
+    const colors = ["FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF"];
+    ome.omero = {
+      channels: Array.from({ length: plan.planes }, (_, i) => ({
+        label: `channel ${i}`, color: colors[i % colors.length], window: { start: 0, end: 255, min: 0, max: 255 },
+        active: true, coefficient: 1, family: "linear", inverted: false,
+        ...(plan.rescale ? { rescaled_from: { data_type: plan.rescale.dataType, start: plan.rescale.min, end: plan.rescale.max } } : {}),
+      })),
+      rdefs: { model: "color" },
+    };
+    return meta;
+  }
   const { components, channelAxis, pixelSize, unit } = plan;
   const space = (n) => ({ name: n, type: "space", ...(unit ? { unit } : {}) });
   const channel = { name: "c", type: "channel" };
@@ -321,13 +369,21 @@ function groupMetadata(plan, levelShapes, name) {
       metadata: { description: "2×2 area averaging per level", method: "zarr-jpeg convert" },
     }],
   };
+  // 16-bit input mapped to uint8 (--rescale): the source window each channel was mapped from
+  const rescaled = plan.rescale ? { rescaled_from: { data_type: plan.rescale.dataType, start: plan.rescale.min, end: plan.rescale.max } } : {};
   if (components === 3) {
     const window = { start: 0, end: 255, min: 0, max: 255 };
     ome.omero = {
       channels: ["FF0000", "00FF00", "0000FF"].map((color, i) => ({
-        label: ["red", "green", "blue"][i], color, window, active: true, coefficient: 1, family: "linear", inverted: false,
+        label: ["red", "green", "blue"][i], color, window, active: true, coefficient: 1, family: "linear", inverted: false, ...rescaled,
       })),
       rdefs: { model: "color" },
+    };
+  } else if (plan.rescale) {
+    ome.omero = {
+      channels: [{ label: "gray", color: "FFFFFF", window: { start: 0, end: 255, min: 0, max: 255 }, active: true, coefficient: 1,
+        family: "linear", inverted: false, ...rescaled }],
+      rdefs: { model: "greyscale" },
     };
   }
   return { zarr_format: 3, node_type: "group", attributes: { ome } };
@@ -350,8 +406,8 @@ function tile(image, y0, x0, ch, cw) {
   return out;
 }
 
-function chunkKey(plan, cy, cx) {
-  const coords = plan.components === 1 ? [cy, cx] : plan.channelAxis === "first" ? [0, cy, cx] : [cy, cx, 0];
+export function chunkKey(plan, cy, cx, c = 0) {
+  const coords = plan.planes > 1 ? [c, cy, cx] : plan.components === 1 ? [cy, cx] : plan.channelAxis === "first" ? [0, cy, cx] : [cy, cx, 0];
   return path.join("c", ...coords.map(String));
 }
 
@@ -384,7 +440,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  * writing `output`, as a ConvertError that names the output and the cause in one line;
  * other errors unchanged.
  */
-function fileSystemError(error, output) {
+export function fileSystemError(error, output) {
   if (error instanceof ConvertError || typeof error?.code !== "string" || typeof error?.syscall !== "string") return error;
   return new ConvertError(`cannot write ${output}: ${error.message}`, { cause: error });
 }
@@ -417,6 +473,55 @@ function checkReplaceable(target, output, input) {
   }
 }
 
+/** The first `n` bytes of a file (fewer if it is shorter; none if it cannot be read: the reader then says why). */
+function firstBytes(file, n) {
+  let fd;
+  try {
+    fd = fs.openSync(file, "r");
+    const out = new Uint8Array(n);
+    return out.subarray(0, fs.readSync(fd, out, 0, n, 0));
+  } catch {
+    return new Uint8Array(0);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Checks `output` (absent, or replaceable with `overwrite`) and names the temporary
+ * directory the store is written under: `{ target, temp }`.
+ */
+export function prepareOutput(output, options, input) {
+  const target = path.resolve(output);
+  if (fs.existsSync(target) && !options.overwrite) {
+    throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
+  }
+  if (fs.existsSync(target)) {
+    try {
+      checkReplaceable(target, output, input);
+    } catch (error) {
+      throw fileSystemError(error, output);
+    }
+  }
+  const parent = path.dirname(target);
+  if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
+  const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
+  return { target, temp };
+}
+
+/** Moves the finished store from `temp` to `target` (replacing an old one in one rename). */
+export function commitOutput(target, temp) {
+  if (fs.existsSync(target)) {
+    // --overwrite: move the old store aside first, so the new one appears in one rename.
+    const old = `${temp}.old`;
+    fs.renameSync(target, old);
+    fs.renameSync(temp, target);
+    fs.rmSync(old, { recursive: true, force: true });
+  } else {
+    fs.renameSync(temp, target);
+  }
+}
+
 /**
  * Converts an image into a JPEG-compressed OME-Zarr 0.5 image at `output` (a directory path).
  * @param input a PNG/JPEG file path, or `{ data: Uint8Array, shape: [H, W] | [H, W, C] }`
@@ -433,6 +538,20 @@ export async function convert(input, output, options = {}) {
   options = ownOptions(options);
   if (typeof output !== "string" || output === "") throw new ConvertError("output must be a directory path");
   await init();
+  const format = typeof input === "string" ? sniffFormat(firstBytes(input, 8)) : null;
+  if (format === "tiff") {
+    const { convertTiff } = await import("./convert/tiff-convert.js");
+    return convertTiff(input, output, options, started);
+  }
+  if (format === "png") {
+    // 8-bit, non-interlaced PNGs stream a band of rows at a time; others are read whole
+    const { pngHeader, streamablePng } = await import("./convert/png-rows.js");
+    const header = pngHeader(input);
+    if (streamablePng(header)) {
+      const { convertPngStream } = await import("./convert/stream-convert.js");
+      return convertPngStream(input, header, output, options, started);
+    }
+  }
   let image;
   if (typeof input === "string") {
     try {
@@ -453,20 +572,7 @@ export async function convert(input, output, options = {}) {
   const warnings = [...image.warnings, ...plan.warnings];
   for (const w of warnings) options.onWarning?.(w);
 
-  const target = path.resolve(output);
-  if (fs.existsSync(target) && !options.overwrite) {
-    throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
-  }
-  if (fs.existsSync(target)) {
-    try {
-      checkReplaceable(target, output, typeof input === "string" ? input : null);
-    } catch (error) {
-      throw fileSystemError(error, output);
-    }
-  }
-  const parent = path.dirname(target);
-  if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
-  const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
+  const { target, temp } = prepareOutput(output, options, typeof input === "string" ? input : null);
 
   const nLevels = levelCount(image.height, image.width, plan.chunk, plan.levels);
   const levelShapes = [[image.height, image.width]];
@@ -613,15 +719,7 @@ export async function convert(input, output, options = {}) {
         ratio: levelRaw / levelBytes,
       });
     }
-    if (fs.existsSync(target)) {
-      // --overwrite: move the old store aside first, so the new one appears in one rename.
-      const old = `${temp}.old`;
-      fs.renameSync(target, old);
-      fs.renameSync(temp, target);
-      fs.rmSync(old, { recursive: true, force: true });
-    } else {
-      fs.renameSync(temp, target);
-    }
+    commitOutput(target, temp);
   } catch (error) {
     try {
       fs.rmSync(temp, { recursive: true, force: true });
@@ -675,6 +773,16 @@ export function formatSummary(summary) {
       `, ${l.chunks} chunks, ${mb(l.encodedBytes)} (${l.ratio.toFixed(1)}:1)`);
   }
   lines.push(`  bytes written ${mb(summary.bytesWritten)} for ${mb(summary.rawBytes)} of samples: compression ratio ${summary.ratio.toFixed(1)}:1`);
-  lines.push(`  PSNR of level 0 against the input: ${Number.isFinite(summary.psnr) ? summary.psnr.toFixed(2) + " dB" : "∞ (identical)"}`);
+  if (summary.tiles) {
+    const t = summary.tiles;
+    lines.splice(1, 0, `  source ${summary.source.format}: ${summary.source.page}` +
+      (summary.source.pixelSize ? `; pixel ${summary.source.pixelSize.x} µm (${summary.source.pixelSize.source})` : ""));
+    lines.push(`  level 0: ${t.copied} tiles copied unchanged from the TIFF, ${t.reencoded} re-encoded` + (t.empty ? `, ${t.empty} empty (not stored)` : "") +
+      `; quality ${c.quality} ${summary.qualityEstimated ? "estimated from the tiles' quantisation tables (the nearest IJG quality)" : "(the tiles' tables are not IJG-like: a guess)"}`);
+    const u = summary.levelConfig;
+    if (summary.levels.length > 1) lines.push(`  levels 1+: re-encoded at quality ${u.quality}, ${u.encoded_color_space}${u.subsampling ? " " + subsamplingName(u.subsampling) : ""}`);
+  } else {
+    lines.push(`  PSNR of level 0 against the input: ${Number.isFinite(summary.psnr) ? summary.psnr.toFixed(2) + " dB" : "∞ (identical)"}`);
+  }
   return lines.join("\n");
 }

@@ -22,10 +22,16 @@ function startsWith(bytes, prefix) {
   return prefix.every((b, i) => bytes[i] === b);
 }
 
-/** The format a file's first bytes announce: "png", "jpeg" or null. */
+/** The format a file's first bytes announce: "png", "jpeg", "tiff" (TIFF or BigTIFF, either byte order) or null. */
 export function sniffFormat(bytes) {
   if (bytes.length >= 8 && startsWith(bytes, PNG_SIGNATURE)) return "png";
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
+  if (bytes.length >= 4) {
+    const le = bytes[0] === 0x49 && bytes[1] === 0x49;
+    const be = bytes[0] === 0x4d && bytes[1] === 0x4d;
+    const magic = le ? bytes[2] | (bytes[3] << 8) : (bytes[2] << 8) | bytes[3];
+    if ((le || be) && (magic === 42 || magic === 43)) return "tiff";
+  }
   return null;
 }
 
@@ -44,8 +50,11 @@ export async function readImageFile(file) {
 /** Decodes PNG or JPEG bytes (`name` only labels messages). */
 export async function decodeImage(bytes, name = "image") {
   const format = sniffFormat(bytes);
+  if (format === "tiff") {
+    throw new ImageInputError(`${name} is a TIFF: convert() reads TIFF files in place, tile by tile (zarr-jpeg convert ${name} out.zarr)`);
+  }
   if (format !== "png" && format !== "jpeg") {
-    throw new ImageInputError(`${name} is neither a PNG nor a JPEG file (its first bytes are not a PNG or JPEG signature)`);
+    throw new ImageInputError(`${name} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)`);
   }
   const image = await (format === "png" ? decodePng(bytes, name) : decodeJpeg(bytes, name));
   checkSize(image.width, image.height, name);

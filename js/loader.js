@@ -222,6 +222,26 @@ export function encodeInto(config, data, shape, out, options) {
 }
 
 /**
+ * A JPEG stream's frame and colour markers, read without decoding (the converter's check of
+ * whether a TIFF tile can be copied): `{ sof, process, precision, height, width,
+ * components: [{ id, h, v, tq }], jfif, adobeTransform, quality }`, where `quality` is the
+ * IJG quality whose Annex K tables are nearest the stream's own (an estimate), or null.
+ * Needs `init()` (the writer module).
+ */
+export function inspectStream(bytes) {
+  return call(encoder(), "inspectStream", bytes);
+}
+
+/**
+ * A TIFF tile's complete JPEG stream: the page's JPEGTables (tag 347) spliced in after the
+ * tile's SOI, and, when `colorSpace` ("grayscale" | "rgb" | "ycbcr") is given, colour
+ * markers that make the spec's decoding rules give it; entropy-coded data unchanged.
+ */
+export function completeTileStream(tile, tables, colorSpace) {
+  return call(anyLoaded(), "completeTileStream", tile, tables ?? null, colorSpace ?? null);
+}
+
+/**
  * Decodes a JPEG stream to the chunk's C-order uint8 samples. A stream only the full
  * decoder decodes (e.g. progressive) goes there if `initFullDecoder()` has finished; else
  * the Error has kind "NeedsFullDecoder" (decodeAsync() loads it instead).

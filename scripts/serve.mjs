@@ -60,6 +60,14 @@ export const SAMPLES = [
     tile: [1024, 1024],
     options: { quality: 85, color: "ycbcr", subsampling: "4:4:4", chunk: 256, channelAxis: "last" },
   },
+  {
+    name: "ihc-tiff.zarr",
+    title: "IHC from a pyramidal JPEG TIFF (tiles copied)",
+    description: "samples/ihc-pyramid.tif (libvips, 1024×1024, 256² JPEG tiles, Q85 YCbCr 4:2:0) converted with its level-0 tiles copied " +
+      "into the chunks unchanged (hover a level-0 chunk); levels 1+ re-encoded",
+    file: "ihc-pyramid.tif",
+    options: {},
+  },
 ];
 
 /** Repeats an image (H, W, C) side by side until it is `height` × `width` (seams are left visible: honest tiles). */
@@ -83,7 +91,8 @@ function sha256(...parts) {
 }
 
 function inputsHash() {
-  const files = ["dist/convert.js", "dist/image-input.js", "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png"];
+  const files = ["dist/convert.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
+    "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif"];
   return sha256(JSON.stringify(SAMPLES), ...files.map((f) => fs.readFileSync(path.join(ROOT, f))));
 }
 
@@ -107,17 +116,27 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
   const index = [];
   const images = new Map();
   for (const sample of SAMPLES) {
-    if (!images.has(sample.source)) images.set(sample.source, await readImageFile(path.join(ROOT, "samples", sample.source)));
-    const image = tileImage(images.get(sample.source), ...sample.tile);
-    const shape = image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width];
-    const summary = await convert({ data: image.data, shape }, path.join(STORES, sample.name), {
+    let input;
+    let shape;
+    if (sample.file) {
+      // a file converted as it is (a TIFF: its level-0 tiles copied)
+      input = path.join(ROOT, "samples", sample.file);
+    } else {
+      if (!images.has(sample.source)) images.set(sample.source, await readImageFile(path.join(ROOT, "samples", sample.source)));
+      const image = tileImage(images.get(sample.source), ...sample.tile);
+      shape = image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width];
+      input = { data: image.data, shape };
+    }
+    const summary = await convert(input, path.join(STORES, sample.name), {
       ...sample.options,
       name: sample.name.replace(/\.zarr$/, ""),
       overwrite: true,
     });
+    shape ??= summary.inputShape;
     log(
       `converted ${sample.name}: ${shape.join("×")} in ${summary.seconds.toFixed(2)} s, ${summary.levels.length} levels, ` +
-        `${(summary.bytesWritten / 1e6).toFixed(2)} MB, ratio ${summary.ratio.toFixed(1)}:1, PSNR ${summary.psnr.toFixed(2)} dB`,
+        `${(summary.bytesWritten / 1e6).toFixed(2)} MB, ratio ${summary.ratio.toFixed(1)}:1, ` +
+        (summary.tiles ? `${summary.tiles.copied} level-0 tiles copied, ${summary.tiles.reencoded} re-encoded` : `PSNR ${summary.psnr.toFixed(2)} dB`),
     );
     index.push({
       name: sample.name,
@@ -131,6 +150,7 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
         bytesWritten: summary.bytesWritten,
         ratio: summary.ratio,
         psnr: summary.psnr,
+        tiles: summary.tiles ?? null,
         config: summary.config,
       },
     });

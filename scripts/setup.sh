@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks, and nothing it already has: the wasm target,
 # the wasm-bindgen CLI matching the crate's pinned version, npm packages, Debian's
-# Chromium + chromedriver, libjpeg-turbo tools (djpeg, tjbench) and headers, and the Python
+# Chromium + chromedriver, libjpeg-turbo tools (djpeg, tjbench) and headers, libvips and libtiff
+# tools (vips, tiffcp: TIFF test inputs, the converter benchmark), and the Python
 # packages the interoperability tests use (into .venv/). Everything comes from the package
 # registries (crates.io, npm, Debian, PyPI); nothing downloads a browser or binary
 # from anywhere else. Safe to run repeatedly.
@@ -33,6 +34,10 @@ command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
 command -v vips >/dev/null || missing+=(libvips-tools)
 # jpeglib.h: the bench's native encoder with optimised tables (bench/native/encode.c)
 [ -f /usr/include/jpeglib.h ] || missing+=(libjpeg62-turbo-dev)
+# libvips (vips tiffsave) and libtiff (tiffcp): independent writers of the TIFF inputs the
+# converter's tests make at test time, and libvips the reference of `npm run bench:convert`
+command -v vips >/dev/null || missing+=(libvips-tools)
+command -v tiffcp >/dev/null || missing+=(libtiff-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing Debian packages: ${missing[*]}"
   SUDO=""

@@ -26,6 +26,7 @@ mod decode;
 #[cfg(feature = "encoder")]
 mod encode;
 mod error;
+mod inspect;
 mod markers;
 #[cfg(feature = "encoder")]
 mod rewrite;
@@ -56,6 +57,7 @@ pub use encode::{
 pub use decode::StoredColorSpace;
 pub use error::{CodecError, ErrorKind};
 pub use sink::SampleSink;
+pub use inspect::{inspect_stream, nearest_ijg_quality, FrameComponent, StreamInfo};
 pub use tile_stream::complete_tile_stream;
 
 /// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of

@@ -134,6 +134,41 @@ impl crate::SampleSource for Uint8Array {
     }
 }
 
+/// A JPEG stream's frame and markers, read without decoding (`crate::inspect`):
+/// `{ sof, process, precision, height, width, components: [{ id, h, v, tq }], jfif,
+/// adobeTransform, quality }` (`quality`: the nearest IJG quality, or null).
+#[cfg(feature = "encoder")]
+#[wasm_bindgen(js_name = inspectStream)]
+pub fn inspect_stream(stream: JsValue) -> Result<JsValue, JsValue> {
+    use crate::ConfigValue as V;
+    let stream = uint8_array(&stream, "stream")?.to_vec();
+    let info = crate::inspect::inspect_stream(&stream).map_err(codec_error)?;
+    let num = |n: u32| V::Number(f64::from(n));
+    let components = info
+        .components
+        .iter()
+        .map(|c| {
+            V::Object(vec![
+                ("id".into(), num(c.id.into())),
+                ("h".into(), num(c.horizontal.into())),
+                ("v".into(), num(c.vertical.into())),
+                ("tq".into(), num(c.quant_table.into())),
+            ])
+        })
+        .collect();
+    Ok(from_config_value(&V::Object(vec![
+        ("sof".into(), num(info.sof.into())),
+        ("process".into(), V::String(info.process_name().into())),
+        ("precision".into(), num(info.precision.into())),
+        ("height".into(), num(info.height.into())),
+        ("width".into(), num(info.width.into())),
+        ("components".into(), V::Array(components)),
+        ("jfif".into(), V::Bool(info.jfif)),
+        ("adobeTransform".into(), info.adobe_transform.map_or(V::Null, |t| num(t.into()))),
+        ("quality".into(), info.quality.map_or(V::Null, |q| num(q.into()))),
+    ])))
+}
+
 /// Decodes one chunk's JPEG stream to the C-order uint8 samples of `shape`.
 #[wasm_bindgen]
 pub fn decode(config: JsValue, stream: JsValue, shape: JsValue) -> Result<Uint8Array, JsValue> {

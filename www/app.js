@@ -44,7 +44,7 @@ async function loadSamples() {
     const sum = s.summary;
     return `<li><button type="button" data-url="${escape(s.url)}" title="${escape(s.description)}">
       <span class="title">${escape(s.title)}</span>
-      <span class="meta">${sum.shape.join("×")} · ${sum.levels.length} levels · ${fmtBytes(sum.bytesWritten)} · ${sum.ratio.toFixed(1)}:1 · ${sum.psnr.toFixed(1)} dB</span>
+      <span class="meta">${sum.shape.join("×")} · ${sum.levels.length} levels · ${fmtBytes(sum.bytesWritten)} · ${sum.ratio.toFixed(1)}:1 · ${sum.tiles ? `level 0: ${sum.tiles.copied} tiles copied from the TIFF` : `${sum.psnr.toFixed(1)} dB`}</span>
     </button></li>`;
   }).join("");
   for (const button of list.querySelectorAll("button")) button.addEventListener("click", () => open(button.dataset.url));
@@ -150,6 +150,24 @@ viewer.addEventListener("render", (e) => {
 viewer.addEventListener("viewchange", () => scheduleInspect());
 viewer.addEventListener("chunkerror", (e) => showMessage("chunk", `chunk ${e.detail.chunk.id}: ${e.detail.error.message}`));
 
+/**
+ * Where a chunk's stream came from, when the converter recorded it (level 0 of a TIFF
+ * input: the array's attributes.zarr_jpeg): copied unchanged from the source's JPEG tile,
+ * or re-encoded.
+ */
+function chunkOrigin(info) {
+  const level = current?.levels.find((l) => (l.path || "0") === (info.path || "0"));
+  const record = level?.meta?.attributes?.zarr_jpeg;
+  if (!record || info.missing || typeof record.copied_from_tiff_tiles !== "number") return "";
+  const { y, x } = current.axes;
+  const cy = info.coords[y];
+  const cx = info.coords[x];
+  const reencoded = Array.isArray(record.reencoded_chunks) && record.reencoded_chunks.some(([a, b]) => a === cy && b === cx);
+  return reencoded
+    ? `re-encoded from ${record.source}'s tile (its JPEG frame could not be copied)`
+    : `copied unchanged from ${record.source}'s JPEG tile (tables spliced in, entropy-coded data as stored)`;
+}
+
 viewer.addEventListener("hover", (e) => {
   const tip = $("#tooltip");
   const hit = e.detail;
@@ -159,9 +177,11 @@ viewer.addEventListener("hover", (e) => {
     return;
   }
   const i = hit.info;
+  const origin = i ? chunkOrigin(i) : "";
   const html = i
     ? `<div><b>${escape(i.key)}</b></div><div>level ${escape(i.path || "0")} · chunk (${i.coords.join(", ")}) · ${i.shape.join("×")} px</div>` +
       `<div>${i.missing ? "not stored (fill value)" : `${fmtBytes(i.bytes)} encoded · ${(i.bytes * 8 / (i.shape[0] * i.shape[1])).toFixed(2)} bits/px`}</div>` +
+      (origin ? `<div class="chunk-origin">${escape(origin)}</div>` : "") +
       `<div>fetch ${i.fetchMs.toFixed(1)} ms · decode ${i.decodeMs.toFixed(1)} ms</div>`
     : `<div>chunk (${hit.cy}, ${hit.cx}) of level ${hit.level}: loading…</div>`;
   tip.innerHTML = html + `<div class="muted">pixel (${hit.y}, ${hit.x})</div>`;

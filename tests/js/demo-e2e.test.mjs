@@ -95,7 +95,7 @@ test("the page loads and renders the first sample (OME-Zarr, ycbcr 4:2:0 through
   await page.waitForFunction(() => document.querySelector("#rfc16").dataset.ok !== undefined);
   assert.equal(await page.getAttribute("#rfc16", "data-ok"), "true");
   assert.match(await page.textContent("#rfc16"), /conforms/);
-  assert.equal(await page.locator("#samples button").count(), 4);
+  assert.equal(await page.locator("#samples button").count(), 5); // (the last: the TIFF sample, level 0 copied)
   assert.equal(await page.evaluate(() => window.demo.codecs.pool.mode), "workers", "chunks decode in the Web Worker pool");
   await shot("loaded");
 });
@@ -229,6 +229,35 @@ test("hovering a chunk shows its key, encoded bytes and decode time", async () =
   assert.match(text, /[\d.]+ kB encoded/);
   assert.match(text, /decode [\d.]+ ms/);
   assert.match(await page.textContent("#chunk-info"), /c\/0\//);
+});
+
+test("a level-0 chunk of the TIFF sample says it was copied unchanged from the source tile; a level-1 chunk does not", async () => {
+  await page.evaluate(async () => {
+    await window.demo.open("/stores/ihc-tiff.zarr");
+    window.demo.viewer.setPixelView(0, 256, 256);
+    await window.demo.viewer.idle();
+  });
+  assert.equal(await page.evaluate(() => window.demo.viewer.currentLevel()), 0);
+  const box = await page.locator("#canvas").boundingBox();
+  const tip = page.locator("#tooltip");
+  await page.mouse.move(box.x + box.width / 2 + 3, box.y + box.height / 2 + 3);
+  await page.mouse.move(box.x + box.width / 2 + 5, box.y + box.height / 2 + 5);
+  await tip.waitFor({ state: "visible" });
+  await page.waitForFunction(() => /encoded/.test(document.querySelector("#tooltip").textContent));
+  assert.match(await tip.textContent(), /copied unchanged from ihc-pyramid\.tif's JPEG tile/);
+  await page.evaluate(async () => {
+    window.demo.viewer.setPixelView(1, 0, 0);
+    await window.demo.viewer.idle();
+  });
+  assert.equal(await page.evaluate(() => window.demo.viewer.currentLevel()), 1);
+  await page.mouse.move(box.x + 20, box.y + 20);
+  await page.mouse.move(box.x + 22, box.y + 22);
+  await page.waitForFunction(() => /level 1 · chunk/.test(document.querySelector("#tooltip").textContent) && /encoded/.test(document.querySelector("#tooltip").textContent));
+  assert.doesNotMatch(await tip.textContent(), /copied/);
+  // back to the state the tests below start from
+  await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
+  await page.click("#zoom-fit");
+  await page.evaluate(() => window.demo.viewer.idle());
 });
 
 test("the inspector's figures follow quality, colour space, subsampling, trellis and tables; the rate–distortion chart has a curve per setting", async () => {

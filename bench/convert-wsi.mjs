@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// `npm run bench:convert`: the converter against libvips on whole-slide-sized inputs, side
+// by side in one run, each process measured from outside (/usr/bin/time: wall time and
+// peak RSS of the whole process tree's largest process), with libvips from Debian's
+// libvips-tools (scripts/setup.sh installs it).
+//
+//   - pyramidal JPEG-tiled BigTIFFs made here from samples/ihc.png with `vips replicate` +
+//     `vips tiffsave --tile --pyramid --compression jpeg --Q 85 --bigtiff` at several sizes
+//     (default 100 MP, 679 MP ≈ 26,000², 2 GP): `zarr-jpeg convert` (level 0 copied) against
+//     `vips dzsave … --tile-size 256 --overlap 0 --suffix .jpg[Q=85]` (a 256-px JPEG pyramid);
+//   - a PNG (default 12,000²): `zarr-jpeg convert` against the same `vips dzsave`.
+//
+// Prints a table (time, peak RSS, bytes written; ours ÷ libvips) and the targets: peak RSS
+// ≤ 512 MB, TIFF wall time ≤ vips dzsave, PNG ≤ 1.5× vips dzsave, RSS flat (±20 %) over the
+// TIFF sizes.
+//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--workers N] [--keep DIR]
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const sides = arg("--sides", "10000,26000,45000").split(",").filter(Boolean).map(Number);
+const pngSide = Number(arg("--png", "12000"));
+const workers = arg("--workers", null);
+const keep = arg("--keep", null);
+for (const tool of ["vips", "/usr/bin/time"]) {
+  if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
+    console.error(`bench:convert needs ${tool} (Debian: libvips-tools, time); run npm run setup`);
+    process.exit(1);
+  }
+}
+const cli = path.join(root, "dist/cli.js");
+if (!fs.existsSync(cli)) {
+  console.error("dist/ is missing: run npm run build");
+  process.exit(1);
+}
+const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "zarr-jpeg-bench-convert-"));
+fs.mkdirSync(dir, { recursive: true });
+const sample = path.join(root, "samples/ihc.png"); // 512 × 512
+
+/** Runs a command under /usr/bin/time: { seconds, rssMB }. */
+function measure(cmd, args) {
+  const r = spawnSync("/usr/bin/time", ["-f", "%e %M", cmd, ...args], { encoding: "utf8", maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed:\n${r.stderr}`);
+  const [seconds, kb] = r.stderr.trim().split("\n").pop().split(" ").map(Number);
+  return { seconds, rssMB: kb / 1024 };
+}
+
+function bytesUnder(p) {
+  let total = 0;
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const f = path.join(d, e.name);
+      if (e.isDirectory()) walk(f);
+      else total += fs.statSync(f).size;
+    }
+  };
+  if (fs.statSync(p).isDirectory()) walk(p);
+  else total = fs.statSync(p).size;
+  return total;
+}
+
+const rm = (p) => fs.rmSync(p, { recursive: true, force: true });
+const ours = (input, out) => {
+  rm(out);
+  const m = measure(process.execPath, [cli, "convert", input, out, "--quiet", ...(workers !== null ? ["--workers", workers] : [])]);
+  return { ...m, bytes: bytesUnder(out) };
+};
+const dz = (input, out) => {
+  rm(out);
+  rm(`${out}_files`);
+  rm(`${out}.dzi`);
+  const m = measure("vips", ["dzsave", input, out, "--tile-size", "256", "--overlap", "0", "--suffix", ".jpg[Q=85]"]);
+  return { ...m, bytes: bytesUnder(`${out}_files`) };
+};
+
+console.log(`node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
+  `${execFileSync("vips", ["--version"], { encoding: "utf8" }).trim()}; zarr-jpeg convert --workers ${workers ?? "default"}\n`);
+const rows = [];
+const rss = [];
+try {
+  for (const side of sides) {
+    const reps = Math.ceil(side / 512);
+    const tif = path.join(dir, `slide-${side}.tif`);
+    if (!fs.existsSync(tif)) {
+      const v = path.join(dir, "rep.v");
+      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
+      const crop = path.join(dir, "crop.v");
+      execFileSync("vips", ["crop", v, crop, "0", "0", String(side), String(side)]);
+      execFileSync("vips", ["tiffsave", crop, tif, "--tile", "--pyramid", "--compression", "jpeg", "--Q", "85", "--bigtiff",
+        "--tile-width", "256", "--tile-height", "256"]);
+      rm(v);
+      rm(crop);
+    }
+    const mp = (side * side) / 1e6;
+    const a = ours(tif, path.join(dir, "ours.zarr"));
+    rm(path.join(dir, "ours.zarr"));
+    const b = dz(tif, path.join(dir, "dz"));
+    rm(path.join(dir, "dz_files"));
+    rows.push([`JPEG-tiled BigTIFF ${side}² (${mp.toFixed(0)} MP, ${(fs.statSync(tif).size / 1e6).toFixed(0)} MB)`, a, b, 1]);
+    rss.push([mp, a.rssMB]);
+    if (!keep) rm(tif);
+  }
+  if (pngSide > 0) {
+    const png = path.join(dir, `image-${pngSide}.png`);
+    if (!fs.existsSync(png)) {
+      const v = path.join(dir, "rep.v");
+      const reps = Math.ceil(pngSide / 512);
+      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
+      execFileSync("vips", ["crop", v, png, "0", "0", String(pngSide), String(pngSide)]);
+      rm(v);
+    }
+    const a = ours(png, path.join(dir, "ours.zarr"));
+    rm(path.join(dir, "ours.zarr"));
+    const b = dz(png, path.join(dir, "dz"));
+    rm(path.join(dir, "dz_files"));
+    rows.push([`PNG ${pngSide}² (${(fs.statSync(png).size / 1e6).toFixed(0)} MB)`, a, b, 1.5]);
+  }
+} finally {
+  if (!keep) rm(dir);
+}
+
+const f1 = (x) => x.toFixed(1);
+console.log("| input | ours s | vips dzsave s | ours ÷ vips time | ours peak RSS MB | vips peak RSS MB | ours MB written | vips MB written | time target | RSS ≤ 512 MB |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |");
+for (const [name, a, b, limit] of rows) {
+  const ratio = a.seconds / b.seconds;
+  console.log(`| ${name} | ${f1(a.seconds)} | ${f1(b.seconds)} | ${ratio.toFixed(2)} | ${a.rssMB.toFixed(0)} | ${b.rssMB.toFixed(0)} | ` +
+    `${f1(a.bytes / 1e6)} | ${f1(b.bytes / 1e6)} | ${ratio <= limit ? "met" : "MISSED"} (≤ ${limit}×) | ${a.rssMB <= 512 ? "met" : "MISSED"} |`);
+}
+if (rss.length > 1) {
+  const values = rss.map(([, r]) => r);
+  const mid = (Math.max(...values) + Math.min(...values)) / 2;
+  const spread = (Math.max(...values) - Math.min(...values)) / 2 / mid;
+  console.log(`\npeak RSS over ${rss.map(([mp]) => mp.toFixed(0) + " MP").join(", ")}: ${values.map((v) => v.toFixed(0)).join(", ")} MB: ` +
+    `±${(spread * 100).toFixed(0)} % (${spread <= 0.2 ? "flat: met" : "MISSED"}, target ±20 %)`);
+}
