@@ -16,7 +16,7 @@ use pyo3::types::{
 use zarr_jpeg::{ChunkLayout, CodecError, ConfigValue, EncodeOptions, ErrorKind, JpegConfig};
 
 create_exception!(
-    _zarr_jpeg,
+    zarr_jpeg,
     JpegError,
     PyValueError,
     "A chunk, configuration or option the jpeg codec refuses. A ValueError; `kind` names the \

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The Python package against native libjpeg-turbo (imagecodecs' jpeg8_decode/jpeg8_encode)
+on the JS benchmark's 2048 x 2048 images (samples/ihc.png and samples/cell.png tiled, as
+bench/lib/images.mjs `tile` does), in one run on this machine:
+
+- decode: the same stream (ours, as zarr-jpeg writes it) decoded by each;
+- encode: quality 90 with optimised Huffman tables (zarr-jpeg always writes them);
+- two threads: decode throughput of two threads over one (the GIL is released).
+
+    npm run bench:python            (.venv/bin/python bench/python.py [--repeat N])
+
+Prints a table; the figures in docs/python.md come from it. A benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import imagecodecs
+import numpy as np
+from PIL import Image
+
+import zarr_jpeg
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZE = 2048
+MODES = {
+    "ihc 4:2:0": ("ihc.png", "RGB", {"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}, "420"),
+    "ihc 4:4:4": ("ihc.png", "RGB", {"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}, "444"),
+    "cell gray": ("cell.png", "L", {"quality": 90, "encoded_color_space": "grayscale"}, None),
+}
+
+
+def tile(name: str, mode: str) -> np.ndarray:
+    img = np.asarray(Image.open(ROOT / "samples" / name).convert(mode))
+    h, w = img.shape[:2]
+    reps = (-(-SIZE // h), -(-SIZE // w)) + ((1,) if img.ndim == 3 else ())
+    return np.ascontiguousarray(np.tile(img, reps)[:SIZE, :SIZE])
+
+
+def best_ms(f, repeat: int) -> float:
+    f()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times) * 1e3
+
+
+def threads_rate(f, threads: int, calls: int) -> float:
+    """Calls per second of `f` run `calls` times on `threads` threads."""
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(lambda _: f(), range(threads)))  # warm-up
+        t = time.perf_counter()
+        list(pool.map(lambda _: f(), range(calls)))
+        return calls / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=7)
+    args = ap.parse_args()
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    print(f"zarr-jpeg (Python) vs imagecodecs {imagecodecs.__version__} ({imagecodecs.jpeg8_version()}), {SIZE}x{SIZE}, quality 90, best of {args.repeat}")
+    print(f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}")
+    print()
+    header = f"{'image':<11} {'op':<22} {'zarr-jpeg ms':>12} {'imagecodecs ms':>14} {'speed vs imagecodecs':>21}"
+    print(header)
+    print("-" * len(header))
+    scaling = []
+    for label, (file, mode, config, subsampling) in MODES.items():
+        img = tile(file, mode)
+        stream = zarr_jpeg.encode(img, config)
+        ours_decode = lambda: zarr_jpeg.decode(stream, config, img.shape)
+        theirs_decode = lambda: imagecodecs.jpeg8_decode(stream)
+        assert np.abs(ours_decode().astype(int) - theirs_decode().astype(int)).max() <= 3
+        kw = {"subsampling": subsampling} if subsampling else {}
+        ours_encode = lambda: zarr_jpeg.encode(img, config)
+        theirs_encode = lambda: imagecodecs.jpeg8_encode(img, level=90, optimize=True, **kw)
+        for op, ours, theirs in [("decode", ours_decode, theirs_decode), ("encode (optimised)", ours_encode, theirs_encode)]:
+            a, b = best_ms(ours, args.repeat), best_ms(theirs, args.repeat)
+            print(f"{label:<11} {op:<22} {a:>12.1f} {b:>14.1f} {b / a:>20.2f}x")
+        one = threads_rate(ours_decode, 1, 4 * args.repeat)
+        two = threads_rate(ours_decode, 2, 4 * args.repeat)
+        one_ic = threads_rate(theirs_decode, 1, 4 * args.repeat)
+        two_ic = threads_rate(theirs_decode, 2, 4 * args.repeat)
+        scaling.append((label, one, two, one_ic, two_ic))
+    print()
+    header = f"{'image':<11} {'decodes/s, 1 thread':>20} {'2 threads':>10} {'scaling':>8}   {'imagecodecs 1 / 2 threads, scaling':>36}"
+    print(header)
+    print("-" * len(header))
+    for label, one, two, one_ic, two_ic in scaling:
+        print(f"{label:<11} {one:>20.1f} {two:>10.1f} {two / one:>7.2f}x   {one_ic:>14.1f} / {two_ic:>6.1f}, {two_ic / one_ic:>5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
