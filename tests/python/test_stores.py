@@ -46,7 +46,9 @@ def test_zarr_python_reads_what_zarr_jpeg_convert_writes(tmp):
         assert np.abs(full.astype(int) - image.astype(int)).mean() < 6, name
 
 
-def test_zarrita_reads_what_zarr_python_writes_with_this_codec(tmp):
+def write_python_store(tmp):
+    """zarr-python writes arrays with JpegCodec: unsharded and sharded, partial chunks and
+    shards, (c, y, x) with a transpose filter, grayscale (H, W) and (H, W, 1)."""
     root = zarr.open_group(str(tmp / "py.zarr"), mode="w")
     c420 = JpegCodec(quality=90, encoded_color_space="ycbcr", subsampling=[[2, 2], [1, 1], [1, 1]])
     arrays = {
@@ -59,6 +61,11 @@ def test_zarrita_reads_what_zarr_python_writes_with_this_codec(tmp):
     for name, (image, kw) in arrays.items():
         a = root.create_array(name, shape=image.shape, dtype="uint8", compressors=None, **kw)
         a[:] = image
+    return root, arrays
+
+
+def test_zarrita_reads_what_zarr_python_writes_with_this_codec(tmp):
+    root, arrays = write_python_store(tmp)
     js = node({"op": "read", "store": str(tmp / "py.zarr"), "arrays": [{"name": n, "out": str(tmp / f"{n}.bin")} for n in arrays]}, tmp)
     for (name, (image, _)), info in zip(arrays.items(), js):
         ours = root[name][...]
@@ -66,3 +73,18 @@ def test_zarrita_reads_what_zarr_python_writes_with_this_codec(tmp):
         theirs = np.frombuffer((tmp / f"{name}.bin").read_bytes(), np.uint8).reshape(image.shape)
         assert np.array_equal(ours, theirs), f"{name}: zarrita and zarr-python decode differently"
         assert np.abs(ours.astype(int) - image.astype(int)).mean() < 8, name
+
+
+def test_zarrita_in_headless_chromium_reads_what_zarr_python_writes_with_this_codec(tmp):
+    root, arrays = write_python_store(tmp)
+    for name in arrays:
+        (tmp / f"{name}.expected.bin").write_bytes(root[name][...].tobytes())  # zarr-python's decode
+    job = [{"name": n, "expected": str(tmp / f"{n}.expected.bin"), "shape": list(image.shape)} for n, (image, _) in arrays.items()]
+    result = node({"op": "read-browser", "store": str(tmp / "py.zarr"), "arrays": job}, tmp)
+    assert [run["mode"] for run in result["runs"]] == ["main thread", "workers"]
+    for run in result["runs"]:
+        assert [r["name"] for r in run["results"]] == list(arrays)
+        for r, (name, (image, _)) in zip(run["results"], arrays.items()):
+            assert r["shape"] == list(image.shape), name
+            assert r["max"] == 0, f"{name} in Chromium ({run['mode']}): max |zarrita - zarr-python| = {r['max']}"
+    assert result["consoleErrors"] == []
