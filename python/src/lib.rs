@@ -9,9 +9,7 @@ use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
-};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use zarr_jpeg::{ChunkLayout, CodecError, ConfigValue, EncodeOptions, ErrorKind, JpegConfig};
 
@@ -90,31 +88,45 @@ fn encode<'py>(
     Ok(PyBytes::new(py, &stream))
 }
 
-/// Decodes one chunk's JPEG stream (any C-contiguous bytes-like object) to the C-order uint8
-/// samples of `shape`, returned as a `bytearray`.
+/// Decodes one chunk's JPEG stream (any C-contiguous bytes-like object) into `out`, a writable
+/// C-contiguous buffer of exactly the chunk's byte length (a new numpy array, say: it need not
+/// be zeroed). `out` is written only when the stream has been checked against the chunk.
 #[pyfunction]
-fn decode<'py>(
+fn decode_into<'py>(
     py: Python<'py>,
     config: &Bound<'py, PyAny>,
     stream: &Bound<'py, PyAny>,
     shape: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyByteArray>> {
+    out: &Bound<'py, PyAny>,
+) -> PyResult<()> {
     let config = parse_config(config)?;
     let shape = parse_shape(shape)?;
     let stream = contiguous_bytes(stream, "the encoded chunk")?;
-    let samples = Samples(&stream);
-    // checked before the output is allocated: a huge shape is an error, not a MemoryError
-    let len = ChunkLayout::for_config(&shape, &config)
-        .map_err(codec_error)?
-        .sample_count();
-    PyByteArray::new_with(py, len, |out| {
-        py.detach(|| {
-            let samples = samples;
-            zarr_jpeg::decode_into(&config, samples.slice(), &shape, out)
-        })
-        .map_err(codec_error)
+    let out_buffer = contiguous_bytes(out, "the output buffer")?;
+    if out_buffer.readonly() {
+        return Err(PyTypeError::new_err(format!(
+            "the output buffer must be writable, got {} (read-only)",
+            type_name(out)
+        )));
+    }
+    let out = out_buffer;
+    zarr_jpeg::check_output(&config, &shape, out.len_bytes()).map_err(codec_error)?;
+    let (samples, target) = (Samples(&stream), Target(&out));
+    py.detach(|| {
+        let (samples, target) = (samples, target);
+        // SAFETY: a writable C-contiguous buffer of `len_bytes()` bytes, exported (so alive and
+        // not resized) until `out` is dropped after this call; nothing else in this call reads
+        // or writes it. (`len_bytes()` is not 0: `check_output` took the chunk's length.)
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(target.0.buf_ptr() as *mut u8, target.0.len_bytes())
+        };
+        zarr_jpeg::decode_into(&config, samples.slice(), &shape, out)
     })
+    .map_err(codec_error)
 }
+
+/// The output buffer of `decode_into`, written while the GIL is released (see `Samples`).
+struct Target<'a>(&'a PyBuffer<u8>);
 
 /// A buffer's bytes, read where they are while the GIL is released (`PyBuffer` is `Sync`, so
 /// this crosses `detach`). The `PyBuffer` (held by the caller for the whole call) keeps the
@@ -389,7 +401,7 @@ fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_chunk_shape, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
-    m.add_function(wrap_pyfunction!(decode, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add("JpegError", m.py().get_type::<JpegError>())?;
     Ok(())
 }

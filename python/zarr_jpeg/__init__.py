@@ -79,8 +79,10 @@ def decode(buffer: Any, config: Mapping[str, Any], shape: Sequence[int]) -> np.n
     does not match the chunk. The GIL is released while decoding."""
     if isinstance(shape, np.ndarray):
         shape = tuple(shape.tolist())
-    samples = _native.decode(config, buffer, shape)
-    return np.frombuffer(samples, dtype=np.uint8).reshape(tuple(shape))
+    _native.check_chunk_shape(config, shape)  # before allocating: a bad shape is an error, not a MemoryError
+    out = np.empty(tuple(shape), dtype=np.uint8)
+    _native.decode_into(config, buffer, shape, out)
+    return out
 
 
 from ._codec import JpegCodec  # noqa: E402  (uses the functions above)

@@ -150,7 +150,11 @@ def test_type_errors_name_what_they_got():
     with pytest.raises(TypeError, match="C-contiguous"):
         native.encode(GRAY, np.zeros((16, 16), np.uint8)[:, ::2], [16, 8])
     with pytest.raises(zarr_jpeg.JpegError, match="the chunk shape must be a tuple or list of integers, got a str"):
-        native.decode(GRAY, b"", "16x16")
+        native.decode_into(GRAY, b"", "16x16", bytearray(256))
+    with pytest.raises(TypeError, match="the output buffer must be writable, got a bytes \\(read-only\\)"):
+        native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytes(64))
+    with pytest.raises(zarr_jpeg.JpegError, match="the output buffer holds 63 bytes"):
+        native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytearray(63))
     with pytest.raises(TypeError, match="given twice"):
         zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY, quant_table="flat", quantTable="flat")
     with pytest.raises(zarr_jpeg.JpegError, match='unknown encode option "speed"'):
