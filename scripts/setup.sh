@@ -2,8 +2,9 @@
 # Installs what a fresh machine lacks, and nothing it already has: the wasm target,
 # the wasm-bindgen CLI matching the crate's pinned version, npm packages, Debian's
 # Chromium + chromedriver, libjpeg-turbo tools (djpeg, tjbench) and headers, libvips and libtiff
-# tools (vips, tiffcp: TIFF test inputs, the converter benchmark), and the Python
-# packages the interoperability tests use (into .venv/). Everything comes from the package
+# tools (vips, tiffcp: TIFF test inputs, the converter benchmark), the Python packages the
+# interoperability tests use (into .venv/), and the project's Python package (python/, built
+# from source into .venv/). Everything comes from the package
 # registries (crates.io, npm, Debian, PyPI); nothing downloads a browser or binary
 # from anywhere else. Safe to run repeatedly.
 set -euo pipefail
@@ -56,6 +57,19 @@ if ! cmp -s tests/python/requirements.txt .venv/requirements.installed; then
   log "installing Python packages into .venv (tests/python/requirements.txt)"
   .venv/bin/python -m pip install --quiet -r tests/python/requirements.txt
   cp tests/python/requirements.txt .venv/requirements.installed
+fi
+
+# The project's own Python package (python/: the zarr-jpeg codec for zarr-python, built by
+# maturin from the Rust core), installed into .venv: rebuilt only when its sources, the core's
+# or the vendored crates' change (a release build takes a few minutes).
+py_sources=$(find python src vendor Cargo.toml -type f \
+  -not -path 'python/target/*' -not -name '*.so' -not -path '*/__pycache__/*' -print0 |
+  sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+if [ "$py_sources" != "$(cat .venv/zarr-jpeg.installed 2>/dev/null)" ]; then
+  log "building the Python package (python/) into .venv (maturin, release build: a few minutes)"
+  PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip install --quiet --no-build-isolation \
+    --force-reinstall --no-deps ./python
+  echo "$py_sources" > .venv/zarr-jpeg.installed
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

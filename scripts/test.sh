@@ -24,5 +24,7 @@ cargo test --target wasm32-unknown-unknown
 step "wasm SIMD kernels against the scalar code, in Node (cargo test with +simd128)"
 RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+simd128" CARGO_TARGET_DIR=target/simd-test \
   cargo test --target wasm32-unknown-unknown --test wasm_node
+step "Python package tests (pytest tests/python: the zarr-jpeg codec for zarr-python and Dask)"
+.venv/bin/python -m pytest -q -p no:cacheprovider tests/python
 step "JavaScript tests (node --test)"
 node --test --test-concurrency=1 tests/js/

@@ -142,6 +142,10 @@ class ReshapeCodec(ArrayArrayCodec):
 
 register_codec("jpeg", PillowJpegCodec)
 register_codec("reshape", ReshapeCodec)
+# This writer must stay independent of our own package, which the project's .venv also holds
+# (its `zarr.codecs` entry point registers zarr_jpeg.JpegCodec as "jpeg" too): name the
+# implementation zarr-python picks.
+zarr.config.set({f"codecs.{name}": f"{cls.__module__}.{cls.__qualname__}" for name, cls in [("jpeg", PillowJpegCodec), ("reshape", ReshapeCodec)]})
 
 
 def sample(h, w, channels):

@@ -1,0 +1,130 @@
+"""The ``jpeg`` codec as a zarr-python ``ArrayBytesCodec``."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from itertools import permutations
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from zarr.abc.codec import ArrayBytesCodec
+from zarr.core.common import parse_named_configuration
+
+from . import _zarr_jpeg as _native
+from . import DEFAULT_QUALITY, JpegError, decode, encode
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from zarr.core.array_spec import ArraySpec
+    from zarr.core.buffer import Buffer, NDBuffer
+    from zarr.core.chunk_grids import ChunkGrid
+    from zarr.core.dtype.wrapper import TBaseDType, TBaseScalar, ZDType
+
+
+@dataclass(frozen=True)
+class JpegCodec(ArrayBytesCodec):
+    """The Zarr v3 ``jpeg`` codec (an array -> bytes codec, for uint8 chunks).
+
+    ``JpegCodec(quality=95, encoded_color_space="ycbcr", subsampling=[[2, 2], [1, 1], [1, 1]])``;
+    ``decoded_color_space`` defaults as the spec says (``grayscale`` for grayscale, ``rgb``
+    otherwise). The configuration is checked by the Rust core's parser, with the JavaScript
+    package's rules and messages (:class:`zarr_jpeg.JpegError`, a ``ValueError``).
+    """
+
+    is_fixed_size = False
+
+    quality: int
+    encoded_color_space: str
+    decoded_color_space: str
+    subsampling: tuple[tuple[int, int], ...] | None
+
+    def __init__(
+        self,
+        *,
+        quality: int = DEFAULT_QUALITY,
+        encoded_color_space: str,
+        subsampling: Any = None,
+        decoded_color_space: str | None = None,
+    ) -> None:
+        config: dict[str, Any] = {"quality": quality, "encoded_color_space": encoded_color_space}
+        if subsampling is not None:
+            config["subsampling"] = subsampling
+        if decoded_color_space is not None:
+            config["decoded_color_space"] = decoded_color_space
+        self._set(_native.validate_config(config))
+
+    def _set(self, normalised: dict[str, Any]) -> None:
+        sub = normalised.get("subsampling")
+        object.__setattr__(self, "quality", normalised["quality"])
+        object.__setattr__(self, "encoded_color_space", normalised["encoded_color_space"])
+        object.__setattr__(self, "decoded_color_space", normalised["decoded_color_space"])
+        object.__setattr__(self, "subsampling", None if sub is None else tuple(tuple(f) for f in sub))
+        object.__setattr__(self, "_configuration", normalised)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        _, configuration = parse_named_configuration(data, "jpeg")
+        codec = cls.__new__(cls)
+        codec._set(_native.validate_config(configuration))
+        return codec
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": "jpeg", "configuration": _native.validate_config(self._configuration)}
+
+    @property
+    def configuration(self) -> dict[str, Any]:
+        """The normalised configuration (a copy)."""
+        return _native.validate_config(self._configuration)
+
+    def validate(
+        self,
+        *,
+        shape: tuple[int, ...],
+        dtype: ZDType[TBaseDType, TBaseScalar],
+        chunk_grid: ChunkGrid,
+    ) -> None:
+        native = dtype.to_native_dtype()
+        if native != np.dtype(np.uint8):
+            raise TypeError(
+                f"the jpeg codec encodes uint8 data only, got data type {native} "
+                "(JPEG stores 8-bit samples: convert or rescale the data to uint8 first)"
+            )
+        chunk_shape = getattr(chunk_grid, "chunk_shape", None)
+        if chunk_shape is None:
+            return  # not a regular grid: each chunk's shape is checked when it is encoded
+        chunk_shape = tuple(chunk_shape)
+        try:
+            _native.check_chunk_shape(self._configuration, chunk_shape)
+        except JpegError:
+            # zarr-python validates every codec with the array's axis order; a transpose codec
+            # before this one hands it the chunk in another. Accept the shape if some order of
+            # its axes is one the codec takes; the chunk's own shape is checked when encoding.
+            if not any(self._takes(p) for p in set(permutations(chunk_shape))):
+                raise
+
+    def _takes(self, shape: tuple[int, ...]) -> bool:
+        try:
+            _native.check_chunk_shape(self._configuration, shape)
+        except JpegError:
+            return False
+        return True
+
+    def compute_encoded_size(self, input_byte_length: int, chunk_spec: ArraySpec) -> int:
+        raise NotImplementedError("the size of a JPEG stream is known only once it is encoded")
+
+    def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
+        samples = decode(chunk_bytes.as_array_like(), self._configuration, chunk_spec.shape)
+        return chunk_spec.prototype.nd_buffer.from_ndarray_like(samples)
+
+    def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
+        stream = encode(chunk_array.as_ndarray_like(), self._configuration)
+        return chunk_spec.prototype.buffer.from_bytes(stream)
+
+    # The GIL is released while the core runs, so these threads decode and encode in parallel.
+    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
+        return await asyncio.to_thread(self._decode_sync, chunk_bytes, chunk_spec)
+
+    async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
+        return await asyncio.to_thread(self._encode_sync, chunk_array, chunk_spec)

@@ -1,0 +1,21 @@
+# The extension module built from python/src/lib.rs (the Rust core's Python boundary).
+from typing import Any, Mapping, Sequence
+
+from typing_extensions import Buffer
+
+class JpegError(ValueError):
+    """A chunk, configuration or option the jpeg codec refuses; ``kind`` is one of
+    "InvalidConfiguration", "InvalidShape", "InvalidData", "UnsupportedStream",
+    "CorruptStream", "StreamMismatch"."""
+
+    kind: str
+
+def validate_config(config: Mapping[str, Any]) -> dict[str, Any]: ...
+def check_chunk_shape(config: Mapping[str, Any], shape: Sequence[int]) -> None: ...
+def encode(
+    config: Mapping[str, Any],
+    data: Buffer,
+    shape: Sequence[int],
+    options: Mapping[str, Any] | None = None,
+) -> bytes: ...
+def decode_into(config: Mapping[str, Any], stream: Buffer, shape: Sequence[int], out: Buffer) -> None: ...
