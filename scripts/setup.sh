@@ -31,8 +31,6 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 command -v djpeg >/dev/null || missing+=(libjpeg-turbo-progs)
-# libvips writes the JPEG-in-TIFF pyramids the TIFF tests read (vips tiffsave)
-command -v vips >/dev/null || missing+=(libvips-tools)
 # jpeglib.h: the bench's native encoder with optimised tables (bench/native/encode.c)
 [ -f /usr/include/jpeglib.h ] || missing+=(libjpeg62-turbo-dev)
 # libvips (vips tiffsave) and libtiff (tiffcp): independent writers of the TIFF inputs the
