@@ -274,16 +274,6 @@ export async function decodeAsync(config, bytes, shape) {
   return decode(config, bytes, shape);
 }
 
-/**
- * The complete JPEG stream of one TIFF tile: `tables` (a page's JPEGTables, optional)
- * spliced in after SOI, and, when `colorSpace` ("grayscale", "rgb" or "ycbcr") is given,
- * colour markers that make the jpeg codec's decoding rules read it as that colour space.
- * Entropy-coded data is copied unchanged. For readers of TIFF data in place and the converter.
- */
-export function completeTileStream(tile, tables, colorSpace) {
-  return call(anyLoaded(), "completeTileStream", tile, tables, colorSpace);
-}
-
 /** Whether `error` says the stream needs the full decoder (and it is not loaded yet). */
 export function needsFullDecoder(error) {
   return error?.kind === NEEDS_FULL_DECODER;
