@@ -12,6 +12,7 @@
 //
 //   node scripts/serve.mjs [--prepare-only] [--no-prepare]
 // The port is $PORT, else 8080; if that port is taken, any free port.
+import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -68,6 +69,13 @@ export const SAMPLES = [
     file: "ihc-pyramid.tif",
     options: {},
   },
+  {
+    name: "ihc-pyramid.refs.json",
+    title: "The same TIFF, read in place",
+    description: "samples/ihc-pyramid.tif not converted: tifffile's references to its tiles (kerchunk JSON), read by Range requests " +
+      "and decoded by the imagecodecs_jpeg codec — compare with the converted copy beside it",
+    references: "ihc-pyramid.tif",
+  },
 ];
 
 /** Repeats an image (H, W, C) side by side until it is `height` × `width` (seams are left visible: honest tiles). */
@@ -92,8 +100,33 @@ function sha256(...parts) {
 
 function inputsHash() {
   const files = ["dist/convert.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
-    "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif"];
+    "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif", "tests/python/write_references.py"];
   return sha256(JSON.stringify(SAMPLES), ...files.map((f) => fs.readFileSync(path.join(ROOT, f))));
+}
+
+/**
+ * A TIFF sample read in place: the TIFF copied under samples/stores/ (where the server serves
+ * it, with Range requests) and tifffile's references to it, written by the project's Python
+ * environment (.venv/, made by scripts/setup.sh) as any user of tifffile would.
+ */
+function writeReferences(sample, log) {
+  const tiff = path.join(STORES, sample.references);
+  fs.copyFileSync(path.join(ROOT, "samples", sample.references), tiff);
+  const venv = path.join(ROOT, ".venv", "bin", "python");
+  const python = process.env.PYTHON ?? (fs.existsSync(venv) ? venv : "python3");
+  const result = spawnSync(python, [path.join(ROOT, "tests/python/write_references.py"), tiff, path.join(STORES, sample.name), "/stores"], { encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`writing tifffile's references for ${sample.references} failed (run scripts/setup.sh for the Python environment): ${result.stderr || result.error}`);
+  }
+  const written = JSON.parse(result.stdout);
+  log(`wrote ${sample.name}: tifffile's references to ${sample.references} (${written.levels.length} levels, read in place)`);
+  return {
+    name: sample.name,
+    title: sample.title,
+    description: sample.description,
+    url: `/stores/${sample.name}`,
+    summary: { shape: written.levels[0], levels: written.levels.map((shape) => ({ shape })), bytesWritten: fs.statSync(tiff).size, references: true },
+  };
 }
 
 /** Converts the samples unless samples/stores/ already holds them for the same inputs. Returns the index. */
@@ -105,7 +138,7 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
   const indexFile = path.join(STORES, "index.json");
   if (!force && fs.existsSync(STAMP) && fs.existsSync(indexFile)) {
     const stamp = JSON.parse(fs.readFileSync(STAMP, "utf8"));
-    if (stamp.hash === hash && SAMPLES.every((s) => fs.existsSync(path.join(STORES, s.name, "zarr.json")))) {
+    if (stamp.hash === hash && SAMPLES.every((s) => fs.existsSync(s.references ? path.join(STORES, s.name) : path.join(STORES, s.name, "zarr.json")))) {
       log("sample stores are up to date (samples/stores/)");
       return JSON.parse(fs.readFileSync(indexFile, "utf8"));
     }
@@ -116,6 +149,10 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
   const index = [];
   const images = new Map();
   for (const sample of SAMPLES) {
+    if (sample.references) {
+      index.push(writeReferences(sample, log));
+      continue;
+    }
     let input;
     let shape;
     if (sample.file) {

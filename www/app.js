@@ -44,7 +44,9 @@ async function loadSamples() {
     const sum = s.summary;
     return `<li><button type="button" data-url="${escape(s.url)}" title="${escape(s.description)}">
       <span class="title">${escape(s.title)}</span>
-      <span class="meta">${sum.shape.join("×")} · ${sum.levels.length} levels · ${fmtBytes(sum.bytesWritten)} · ${sum.ratio.toFixed(1)}:1 · ${sum.tiles ? `level 0: ${sum.tiles.copied} tiles copied from the TIFF` : `${sum.psnr.toFixed(1)} dB`}</span>
+      <span class="meta">${sum.references
+        ? `${sum.shape.join("×")} · ${sum.levels.length} levels · a ${fmtBytes(sum.bytesWritten)} TIFF read in place`
+        : `${sum.shape.join("×")} · ${sum.levels.length} levels · ${fmtBytes(sum.bytesWritten)} · ${sum.ratio.toFixed(1)}:1 · ${sum.tiles ? `level 0: ${sum.tiles.copied} tiles copied from the TIFF` : `${sum.psnr.toFixed(1)} dB`}`}</span>
     </button></li>`;
   }).join("");
   for (const button of list.querySelectorAll("button")) button.addEventListener("click", () => open(button.dataset.url));
@@ -128,7 +130,13 @@ async function open(url) {
   $("#chunk-info").textContent = "hover over the image";
   inspector.setDefaults(ds);
   viewer.setDataset(ds);
-  runCheck(ds.url, token);
+  if (ds.levels[0].references) {
+    // (RFC-16 lists what OME-Zarr 0.5 stores use; references to a TIFF are Zarr v2 read in place)
+    $("#rfc16").textContent = "Not checked: a TIFF read in place through Zarr v2 references is not an OME-Zarr 0.5 store; convert it for one.";
+    delete $("#rfc16").dataset.ok;
+  } else {
+    runCheck(ds.url, token);
+  }
   await viewer.idle();
   if (token !== openToken) return ds;
   document.body.dataset.state = "ready";

@@ -95,7 +95,7 @@ test("the page loads and renders the first sample (OME-Zarr, ycbcr 4:2:0 through
   await page.waitForFunction(() => document.querySelector("#rfc16").dataset.ok !== undefined);
   assert.equal(await page.getAttribute("#rfc16", "data-ok"), "true");
   assert.match(await page.textContent("#rfc16"), /conforms/);
-  assert.equal(await page.locator("#samples button").count(), 5); // (the last: the TIFF sample, level 0 copied)
+  assert.equal(await page.locator("#samples button").count(), 6); // (the last two: the TIFF sample converted, level 0 copied, and read in place)
   assert.equal(await page.evaluate(() => window.demo.codecs.pool.mode), "workers", "chunks decode in the Web Worker pool");
   await shot("loaded");
 });
@@ -255,6 +255,25 @@ test("a level-0 chunk of the TIFF sample says it was copied unchanged from the s
   await page.waitForFunction(() => /level 1 · chunk/.test(document.querySelector("#tooltip").textContent) && /encoded/.test(document.querySelector("#tooltip").textContent));
   assert.doesNotMatch(await tip.textContent(), /copied/);
   // back to the state the tests below start from
+  await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
+  await page.click("#zoom-fit");
+  await page.evaluate(() => window.demo.viewer.idle());
+});
+
+test("the TIFF sample read in place (tifffile's references, written by npm start) shows the same pixels as its converted copy, at every level tifffile lists", async () => {
+  const pixels = async (url, level) => {
+    await page.evaluate((u) => window.demo.open(u), url);
+    return (await pixelsAt(level, 0, 0, 256, 256)).rgba;
+  };
+  const ds = await page.evaluate(() => window.demo.open("/stores/ihc-pyramid.refs.json").then((d) => ({ kind: d.kind, levels: d.levels.length })));
+  assert.deepEqual(ds, { kind: "multiscale", levels: 3 });
+  assert.match(await page.textContent("#dataset"), /a TIFF read in place/);
+  // level 0: the converted chunks are the TIFF's tiles, so both decode to the same samples
+  const inPlace = await pixels("/stores/ihc-pyramid.refs.json", 0);
+  const converted = await pixels("/stores/ihc-tiff.zarr", 0);
+  let worst = 0;
+  for (let i = 0; i < inPlace.length; i++) worst = Math.max(worst, Math.abs(inPlace[i] - converted[i]));
+  assert.equal(worst, 0, `level 0 in place against the converted copy: up to ${worst}`);
   await page.evaluate(() => window.demo.open("/stores/ihc-ycbcr.zarr"));
   await page.click("#zoom-fit");
   await page.evaluate(() => window.demo.viewer.idle());
