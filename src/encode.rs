@@ -46,10 +46,10 @@ impl SampleSource for &[u8] {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncodeOptions {
     /// Restart intervals of 64 image rows (whole MCU rows) in chunks taller than that
-    /// (default): zarr-jpeg's decoder decodes two intervals at a time (1.04–1.14× the
-    /// speed without them in the README's run); libjpeg-turbo and Chromium's own decoder are
-    /// within a few per cent of their speed without them; 0.0–0.7 % more bytes. Off for the
-    /// last few bytes of small chunks, or for readers that do not handle restart markers.
+    /// (default): zarr-jpeg's decoder decodes two intervals at a time, faster than without
+    /// them, and libjpeg-turbo and Chromium's own decoder are about as fast; the stream grows
+    /// slightly (bench/README.md measures both). Off for the last few bytes of small chunks, or
+    /// for readers that do not handle restart markers.
     pub restart_intervals: bool,
     /// Rate–distortion-optimised ("trellis") quantisation of the AC coefficients (off by
     /// default): per 8×8 block, the quantised values that minimise squared error + λ · bits
@@ -77,8 +77,7 @@ pub enum QuantTable {
     /// ITU-T T.81 Annex K (libjpeg's, and every encoder's default).
     AnnexK,
     /// Every coefficient quantised alike: the fewest bytes at equal PSNR on many images
-    /// (about 11 % on the colour sample, README "Quantisation tables"), since mean squared
-    /// error weighs every frequency alike.
+    /// (bench/rd.mjs measures it), since mean squared error weighs every frequency alike.
     Flat,
     /// mozjpeg's table tuned for MS-SSIM.
     MsSsim,

@@ -586,7 +586,8 @@ fn scan_data_ranges(stream: &[u8]) -> Vec<(usize, usize)> {
 fn scan_data_cut_short_before_an_end_of_image_marker_is_an_error_not_grey_fill() {
     // A stream cut inside a scan's data, with FF D9 after the cut, ends as a complete
     // stream should; zune-jpeg (the full decoder) padded the missing data with zero bits
-    // and returned grey blocks (vendor/PATCHES.md: "read past the end of the data").
+    // and returned grey blocks (vendor/PATCHES.md, zune-jpeg 4: "Scan data that runs out is an
+    // error in strict mode").
     // Sequential streams in every layout (those the baseline decoder defers too),
     // restart intervals and progressive scans.
     const YCBCR: &str = r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[2, 2], [1, 1], [1, 1]]}"#;

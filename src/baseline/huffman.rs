@@ -1,5 +1,5 @@
-//! Huffman decoding of the scan (moved here from the vendored zune-jpeg, where it was
-//! the "fast scan path", vendor/PATCHES.md).
+//! Huffman decoding of the scan (moved here from the vendored zune-jpeg, where it began as
+//! a patch of ours).
 //!
 //! The scan's entropy-coded bytes are first copied, with the `0xFF00` stuffing removed,
 //! into one buffer (`FastScan`, stored byte-reversed), which records where each restart
