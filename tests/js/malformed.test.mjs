@@ -409,6 +409,11 @@ test("the worker pool keeps serving concurrent good requests while bad ones fail
   }
 });
 
-test("summary", () => {
-  console.log(`malformed suite: ${stats.calls} decode calls, ${stats.ok} returned the chunk, ${stats.errors} threw`, stats.kinds);
+// Runs last (node:test keeps the file's order): over every decode above.
+test("the cases reach both outcomes, and every refusal has a known kind (none needs the loaded full decoder)", () => {
+  assert.ok(stats.ok > 0, `some hostile streams decode: ${JSON.stringify(stats)}`);
+  assert.ok(stats.errors > 0, `some hostile streams are refused: ${JSON.stringify(stats)}`);
+  assert.equal(stats.ok + stats.errors, stats.calls);
+  const known = ["InvalidConfiguration", "InvalidShape", "InvalidData", "UnsupportedStream", "CorruptStream", "StreamMismatch"];
+  for (const kind of Object.keys(stats.kinds)) assert.ok(known.includes(kind), `unexpected kind ${kind}: ${JSON.stringify(stats.kinds)}`);
 });
