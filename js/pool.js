@@ -24,10 +24,8 @@ import {
   validateConfig,
 } from "./loader.js";
 import { encodeOptionsProblem } from "./options.js";
+import { DECODE, ENCODE, ENCODER, ENCODER_UNAVAILABLE, FULL_DECODER, NODE_WORKER_THREADS } from "./protocol.js";
 
-const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
-// The `kind` of a worker's answer to an encode when the encoder did not load there.
-const ENCODER_UNAVAILABLE = "EncoderUnavailable";
 // Chunks sent to a worker before it answers; the rest wait here. Enough to keep a worker busy
 // through the calling thread's pauses; few enough that Node, which handles every message
 // already queued on a port in one go, does not block this thread through a whole read.
@@ -36,6 +34,8 @@ const MAX_IN_FLIGHT_PER_WORKER = 16;
 // outside (memory pressure, a crash) is replaced, one that dies whatever it is sent is not
 // restarted for ever.
 const REPLACEMENTS_PER_WORKER = 2;
+/** The most workers register() and the converter start: more than any machine has cores is a mistake (1e9 would try to start them all). */
+export const MAX_WORKERS = 256;
 const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
 
 async function spawn(url) {
@@ -182,7 +182,7 @@ export class CodecPool {
       return decodeAsync(config, bytes, shape);
     }
     const normalised = validateConfig(config);
-    return this.#submit(workers, { kind: "decode", args: [normalised, bytes, shape], retried: false, copy: snapshot });
+    return this.#submit(workers, { kind: DECODE, args: [normalised, bytes, shape], retried: false, copy: snapshot });
   }
 
   /**
@@ -207,7 +207,7 @@ export class CodecPool {
     }
     const normalised = validateConfig(config);
     const sentOptions = options == null ? undefined : { ...options };
-    return this.#submit(workers, { kind: "encode", args: [normalised, data, shape, sentOptions], copy: snapshot });
+    return this.#submit(workers, { kind: ENCODE, args: [normalised, data, shape, sentOptions], copy: snapshot });
   }
 
   // To the least busy worker, or to wait for one.
@@ -271,21 +271,21 @@ export class CodecPool {
   #here(job) {
     const [config, bytes, shape, options] = job.args;
     const input = job.copy ?? bytes;
-    return job.kind === "encode" ? this.#encodeHere(config, input, shape, options) : this.#decodeHere(config, input, shape);
+    return job.kind === ENCODE ? this.#encodeHere(config, input, shape, options) : this.#decodeHere(config, input, shape);
   }
 
   #post(id, job) {
     const [config, bytes, shape, options] = job.args;
     const slot = job.slot;
     try {
-      if (job.kind === "encode" && !slot.encoder) {
+      if (job.kind === ENCODE && !slot.encoder) {
         // before its first encode
-        postModule(slot.worker, "encoder", compiledWasmModule(), codecUsesSimd());
+        postModule(slot.worker, ENCODER, compiledWasmModule(), codecUsesSimd());
         slot.encoder = true;
       }
       const copy = job.copy ?? this.#copyOf(bytes);
       const message = { id, kind: job.kind, config, bytes: copy, shape: Array.from(shape) };
-      if (job.kind === "encode") message.options = options;
+      if (job.kind === ENCODE) message.options = options;
       job.sentLength = copy.length; // (0 once the buffer is transferred)
       slot.worker.post(message, [copy.buffer]);
       job.copy = null; // transferred
@@ -317,7 +317,7 @@ export class CodecPool {
       if (!slot.fullDecoder) {
         slot.fullDecoder = true;
         this.stats.fullDecoderWorkers++;
-        postModule(slot.worker, "fullDecoder", compiledFullDecoderModule(), fullDecoderUsesSimd());
+        postModule(slot.worker, FULL_DECODER, compiledFullDecoderModule(), fullDecoderUsesSimd());
       }
       this.#post(id, job);
     } catch (error) {
@@ -383,7 +383,7 @@ export class CodecPool {
         }
         const job = this.#jobs.get(message.id);
         // The chunk left to the full decoder, or to this thread (the encoder did not load there).
-        const needsFull = Boolean(message.error && job?.kind === "decode" && needsFullDecoder(message.error));
+        const needsFull = Boolean(message.error && job?.kind === DECODE && needsFullDecoder(message.error));
         const noEncoder = message.error?.kind === ENCODER_UNAVAILABLE;
         if (message.spare) {
           // Such a chunk is done again from its input as sent, which the worker hands back;

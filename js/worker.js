@@ -1,17 +1,8 @@
 // A codec worker for the pool in pool.js: a module Web Worker in browsers, a worker_threads
-// Worker in Node. First receives {module} (the compiled decoder wasm) and answers {ready};
-// then jobs {id, kind, config, bytes, shape[, options]}: kind "decode" answers {id, data}
-// (the samples), kind "encode" {id, data} (the stream), each with its buffer transferred, or
-// {id, error: {message, kind}}; with either, `spare`, the job's input buffer handed back for
-// the pool's next copy. Also, when the pool has seen a chunk that needs it,
-// {fullDecoder} (the compiled full-decoder wasm, or null: load it here), which decodes of
-// later jobs wait for; and before the first encode job {encoder} (the compiled whole-codec
-// wasm, or null), which encodes wait for.
+// Worker in Node. The messages are protocol.js's: the pool sends the full decoder when it
+// has seen a chunk that needs it, and the encoder before the first encode job.
 import { init, initDecoder, initFullDecoder, decode, encode } from "./loader.js";
-
-const NODE_WORKER_THREADS = "node:worker_threads"; // a variable, so bundlers for the web leave it alone
-// The error kind of an encode job when the encoder did not load here: the pool encodes it instead.
-const ENCODER_UNAVAILABLE = "EncoderUnavailable";
+import { ENCODE, ENCODER, ENCODER_UNAVAILABLE, FULL_DECODER, NODE_WORKER_THREADS } from "./protocol.js";
 
 async function connect() {
   if (typeof WorkerGlobalScope !== "undefined" && globalThis instanceof WorkerGlobalScope) {
@@ -43,13 +34,13 @@ port.listen(async (message) => {
     );
     return;
   }
-  if ("fullDecoder" in message) {
+  if (FULL_DECODER in message) {
     // If it fails to load, jobs answer "NeedsFullDecoder" again and the pool decodes them itself.
-    fullStarted ??= initFullDecoder({ module: message.fullDecoder ?? undefined, simd: message.simd }).catch(() => {});
+    fullStarted ??= initFullDecoder({ module: message[FULL_DECODER] ?? undefined, simd: message.simd }).catch(() => {});
     return;
   }
-  if ("encoder" in message) {
-    encoderStarted ??= init({ module: message.encoder ?? undefined, simd: message.simd }).then(
+  if (ENCODER in message) {
+    encoderStarted ??= init({ module: message[ENCODER] ?? undefined, simd: message.simd }).then(
       () => true,
       () => false,
     );
@@ -59,14 +50,14 @@ port.listen(async (message) => {
   const { id, kind, config, bytes, shape, options } = message;
   // Every answer hands the input's buffer back too, for the pool's next copy.
   const answer = (fields, transfer = []) => port.post({ id, ...fields, spare: bytes.buffer }, [...transfer, bytes.buffer]);
-  if (kind === "encode") {
+  if (kind === ENCODE) {
     if (!(await encoderStarted)) {
       answer({ error: { message: "the encoder did not load in this worker", kind: ENCODER_UNAVAILABLE } });
       return;
     }
   } else if (fullStarted) await fullStarted;
   try {
-    const data = kind === "encode" ? encode(config, bytes, shape, options) : decode(config, bytes, shape);
+    const data = kind === ENCODE ? encode(config, bytes, shape, options) : decode(config, bytes, shape);
     answer({ data }, [data.buffer]);
   } catch (error) {
     answer({ error: { message: String(error?.message ?? error), kind: error?.kind } });
