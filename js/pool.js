@@ -129,9 +129,6 @@ function rebuildError({ message, kind }) {
   return error;
 }
 
-/** More workers than any machine has cores is a mistake (1e9 would try to start them all). */
-export const MAX_WORKERS = 256;
-
 export class CodecPool {
   #size;
   #url;
