@@ -90,7 +90,7 @@ fn encode<'py>(
 
 /// Decodes one chunk's JPEG stream (any C-contiguous bytes-like object) into `out`, a writable
 /// C-contiguous buffer of exactly the chunk's byte length (a new numpy array, say: it need not
-/// be zeroed). `out` is written only when the stream has been checked against the chunk.
+/// be zeroed), not overlapping the stream. After an error, what `out` holds is unspecified.
 #[pyfunction]
 fn decode_into<'py>(
     py: Python<'py>,
@@ -110,13 +110,20 @@ fn decode_into<'py>(
         )));
     }
     let out = out_buffer;
+    let (o, s) = (out.buf_ptr() as usize, stream.buf_ptr() as usize);
+    if o < s + stream.len_bytes() && s < o + out.len_bytes() {
+        return Err(PyTypeError::new_err(
+            "the output buffer overlaps the encoded chunk: decode into another buffer",
+        ));
+    }
     zarr_jpeg::check_output(&config, &shape, out.len_bytes()).map_err(codec_error)?;
     let (samples, target) = (Samples(&stream), Target(&out));
     py.detach(|| {
         let (samples, target) = (samples, target);
         // SAFETY: a writable C-contiguous buffer of `len_bytes()` bytes, exported (so alive and
         // not resized) until `out` is dropped after this call; nothing else in this call reads
-        // or writes it. (`len_bytes()` is not 0: `check_output` took the chunk's length.)
+        // or writes it (it does not overlap the stream). (`len_bytes()` is not 0:
+        // `check_output` took the chunk's length.)
         let out = unsafe {
             std::slice::from_raw_parts_mut(target.0.buf_ptr() as *mut u8, target.0.len_bytes())
         };

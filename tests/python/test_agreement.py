@@ -155,6 +155,9 @@ def test_type_errors_name_what_they_got():
         native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytes(64))
     with pytest.raises(zarr_jpeg.JpegError, match="the output buffer holds 63 bytes"):
         native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytearray(63))
+    shared = bytearray(zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY)) + bytearray(64)
+    with pytest.raises(TypeError, match="overlaps the encoded chunk"):
+        native.decode_into(GRAY, memoryview(shared), [8, 8], memoryview(shared)[-64:])
     with pytest.raises(TypeError, match="given twice"):
         zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY, quant_table="flat", quantTable="flat")
     with pytest.raises(zarr_jpeg.JpegError, match='unknown encode option "speed"'):
