@@ -244,3 +244,15 @@ def test_libjpeg_turbo_decodes_python_written_chunks_as_ours_do(config, channels
             worst = max(worst, diff)
             assert diff <= bound, f"{shape} at {(y, x)} {options}: max |ours - Pillow| = {diff} > {bound}"
     print(f"{config}: max |ours - Pillow| = {worst}")
+
+
+def test_the_extension_has_the_full_decoder_progressive_streams_decode():
+    # The npm package loads its full decoder on demand; the extension is built with it, so a
+    # progressive stream (here Pillow's) decodes directly, as libjpeg-turbo decodes it.
+    image = sample(96, 128, 3)
+    stream = io.BytesIO()
+    Image.fromarray(image).save(stream, "JPEG", quality=90, progressive=True, subsampling="4:4:4")
+    stream = stream.getvalue()
+    assert b"\xff\xc2" in stream  # SOF2: progressive
+    ours = zarr_jpeg.decode(stream, YCBCR_444, image.shape)
+    assert np.abs(ours.astype(int) - pillow_decode(stream, 3).astype(int)).max() <= PILLOW_TOLERANCE
