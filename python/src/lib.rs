@@ -52,6 +52,21 @@ fn check_chunk_shape(config: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyR
     Ok(())
 }
 
+/// Checks encode options (the JavaScript `encode()`'s, as for [`encode`]) without encoding.
+#[pyfunction]
+fn check_encode_options(options: &Bound<'_, PyAny>) -> PyResult<()> {
+    parse_encode_options(options).map(|_| ())
+}
+
+fn parse_encode_options(options: &Bound<'_, PyAny>) -> PyResult<EncodeOptions> {
+    let value = to_config_value(options).map_err(|e| {
+        codec_error(CodecError::config(format!(
+            "the encode options are not a JSON-like object: {e}"
+        )))
+    })?;
+    EncodeOptions::parse(&value).map_err(codec_error)
+}
+
 /// Encodes one chunk: `data` is a C-contiguous buffer of the uint8 samples of `shape`;
 /// `options` a dict of the JavaScript `encode()` options (`restartIntervals`, `trellis`,
 /// `quantTable`) or None. Returns the JPEG stream.
@@ -68,14 +83,7 @@ fn encode<'py>(
     let shape = parse_shape(shape)?;
     let options = match options {
         None => EncodeOptions::default(),
-        Some(options) => {
-            let value = to_config_value(options).map_err(|e| {
-                codec_error(CodecError::config(format!(
-                    "the encode options are not a JSON-like object: {e}"
-                )))
-            })?;
-            EncodeOptions::parse(&value).map_err(codec_error)?
-        }
+        Some(options) => parse_encode_options(options)?,
     };
     let data = contiguous_bytes(data, "the chunk data")?;
     let samples = Samples(&data);
@@ -407,6 +415,7 @@ fn codec_error(e: CodecError) -> PyErr {
 fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_chunk_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(check_encode_options, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add("JpegError", m.py().get_type::<JpegError>())?;
