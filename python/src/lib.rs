@@ -52,6 +52,21 @@ fn check_chunk_shape(config: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyR
     Ok(())
 }
 
+/// Checks encode options (the JavaScript `encode()`'s, as for [`encode`]) without encoding.
+#[pyfunction]
+fn check_encode_options(options: &Bound<'_, PyAny>) -> PyResult<()> {
+    parse_encode_options(options).map(|_| ())
+}
+
+fn parse_encode_options(options: &Bound<'_, PyAny>) -> PyResult<EncodeOptions> {
+    let value = to_config_value(options).map_err(|e| {
+        codec_error(CodecError::config(format!(
+            "the encode options are not a JSON-like object: {e}"
+        )))
+    })?;
+    EncodeOptions::parse(&value).map_err(codec_error)
+}
+
 /// Encodes one chunk: `data` is a C-contiguous buffer of the uint8 samples of `shape`;
 /// `options` a dict of the JavaScript `encode()` options (`restartIntervals`, `trellis`,
 /// `quantTable`) or None. Returns the JPEG stream.
@@ -68,14 +83,7 @@ fn encode<'py>(
     let shape = parse_shape(shape)?;
     let options = match options {
         None => EncodeOptions::default(),
-        Some(options) => {
-            let value = to_config_value(options).map_err(|e| {
-                codec_error(CodecError::config(format!(
-                    "the encode options are not a JSON-like object: {e}"
-                )))
-            })?;
-            EncodeOptions::parse(&value).map_err(codec_error)?
-        }
+        Some(options) => parse_encode_options(options)?,
     };
     let data = contiguous_bytes(data, "the chunk data")?;
     let samples = Samples(&data);
@@ -90,7 +98,7 @@ fn encode<'py>(
 
 /// Decodes one chunk's JPEG stream (any C-contiguous bytes-like object) into `out`, a writable
 /// C-contiguous buffer of exactly the chunk's byte length (a new numpy array, say: it need not
-/// be zeroed). `out` is written only when the stream has been checked against the chunk.
+/// be zeroed), not overlapping the stream. After an error, what `out` holds is unspecified.
 #[pyfunction]
 fn decode_into<'py>(
     py: Python<'py>,
@@ -110,13 +118,20 @@ fn decode_into<'py>(
         )));
     }
     let out = out_buffer;
+    let (o, s) = (out.buf_ptr() as usize, stream.buf_ptr() as usize);
+    if o < s + stream.len_bytes() && s < o + out.len_bytes() {
+        return Err(PyTypeError::new_err(
+            "the output buffer overlaps the encoded chunk: decode into another buffer",
+        ));
+    }
     zarr_jpeg::check_output(&config, &shape, out.len_bytes()).map_err(codec_error)?;
     let (samples, target) = (Samples(&stream), Target(&out));
     py.detach(|| {
         let (samples, target) = (samples, target);
         // SAFETY: a writable C-contiguous buffer of `len_bytes()` bytes, exported (so alive and
         // not resized) until `out` is dropped after this call; nothing else in this call reads
-        // or writes it. (`len_bytes()` is not 0: `check_output` took the chunk's length.)
+        // or writes it (it does not overlap the stream). (`len_bytes()` is not 0:
+        // `check_output` took the chunk's length.)
         let out = unsafe {
             std::slice::from_raw_parts_mut(target.0.buf_ptr() as *mut u8, target.0.len_bytes())
         };
@@ -400,6 +415,7 @@ fn codec_error(e: CodecError) -> PyErr {
 fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
     m.add_function(wrap_pyfunction!(check_chunk_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(check_encode_options, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add("JpegError", m.py().get_type::<JpegError>())?;

@@ -45,7 +45,7 @@ def validate_config(config: Mapping[str, Any]) -> dict[str, Any]:
     return _native.validate_config(config)
 
 
-def _options(options: dict[str, Any]) -> dict[str, Any] | None:
+def _options(options: Mapping[str, Any]) -> dict[str, Any] | None:
     if not options:
         return None
     js: dict[str, Any] = {}

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from itertools import permutations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 from zarr.abc.codec import ArrayBytesCodec
 from zarr.core.common import parse_named_configuration
 
 from . import _zarr_jpeg as _native
-from . import DEFAULT_QUALITY, JpegError, decode, encode
+from . import DEFAULT_QUALITY, JpegError, _options, decode, encode
 
 if TYPE_CHECKING:
     from typing import Self
@@ -31,6 +31,10 @@ class JpegCodec(ArrayBytesCodec):
     ``decoded_color_space`` defaults as the spec says (``grayscale`` for grayscale, ``rgb``
     otherwise). The configuration is checked by the Rust core's parser, with the JavaScript
     package's rules and messages (:class:`zarr_jpeg.JpegError`, a ``ValueError``).
+
+    ``encode_options`` (a dict of :func:`zarr_jpeg.encode`'s options, e.g. ``{"trellis": True}``)
+    change how chunks are written, not what they decode to, so they are not part of the stored
+    configuration (``to_dict``), as the JavaScript ``register()``'s ``encodeOptions``.
     """
 
     is_fixed_size = False
@@ -39,6 +43,7 @@ class JpegCodec(ArrayBytesCodec):
     encoded_color_space: str
     decoded_color_space: str
     subsampling: tuple[tuple[int, int], ...] | None
+    encode_options: tuple[tuple[str, Any], ...]
 
     def __init__(
         self,
@@ -47,6 +52,7 @@ class JpegCodec(ArrayBytesCodec):
         encoded_color_space: str,
         subsampling: Any = None,
         decoded_color_space: str | None = None,
+        encode_options: Mapping[str, Any] | None = None,
     ) -> None:
         config: dict[str, Any] = {"quality": quality, "encoded_color_space": encoded_color_space}
         if subsampling is not None:
@@ -54,6 +60,10 @@ class JpegCodec(ArrayBytesCodec):
         if decoded_color_space is not None:
             config["decoded_color_space"] = decoded_color_space
         self._set(_native.validate_config(config))
+        js_options = _options(dict(encode_options or {}))
+        if js_options is not None:
+            _native.check_encode_options(js_options)
+        object.__setattr__(self, "encode_options", tuple(sorted((js_options or {}).items())))
 
     def _set(self, normalised: dict[str, Any]) -> None:
         sub = normalised.get("subsampling")
@@ -68,6 +78,7 @@ class JpegCodec(ArrayBytesCodec):
         _, configuration = parse_named_configuration(data, "jpeg")
         codec = cls.__new__(cls)
         codec._set(_native.validate_config(configuration))
+        object.__setattr__(codec, "encode_options", ())
         return codec
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,7 +130,7 @@ class JpegCodec(ArrayBytesCodec):
         return chunk_spec.prototype.nd_buffer.from_ndarray_like(samples)
 
     def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
-        stream = encode(chunk_array.as_ndarray_like(), self._configuration)
+        stream = encode(chunk_array.as_ndarray_like(), self._configuration, **dict(self.encode_options))
         return chunk_spec.prototype.buffer.from_bytes(stream)
 
     # The GIL is released while the core runs, so these threads decode and encode in parallel.

@@ -155,6 +155,9 @@ def test_type_errors_name_what_they_got():
         native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytes(64))
     with pytest.raises(zarr_jpeg.JpegError, match="the output buffer holds 63 bytes"):
         native.decode_into(GRAY, zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY), [8, 8], bytearray(63))
+    shared = bytearray(zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY)) + bytearray(64)
+    with pytest.raises(TypeError, match="overlaps the encoded chunk"):
+        native.decode_into(GRAY, memoryview(shared), [8, 8], memoryview(shared)[-64:])
     with pytest.raises(TypeError, match="given twice"):
         zarr_jpeg.encode(np.zeros((8, 8), np.uint8), GRAY, quant_table="flat", quantTable="flat")
     with pytest.raises(zarr_jpeg.JpegError, match='unknown encode option "speed"'):
@@ -241,3 +244,15 @@ def test_libjpeg_turbo_decodes_python_written_chunks_as_ours_do(config, channels
             worst = max(worst, diff)
             assert diff <= bound, f"{shape} at {(y, x)} {options}: max |ours - Pillow| = {diff} > {bound}"
     print(f"{config}: max |ours - Pillow| = {worst}")
+
+
+def test_the_extension_has_the_full_decoder_progressive_streams_decode():
+    # The npm package loads its full decoder on demand; the extension is built with it, so a
+    # progressive stream (here Pillow's) decodes directly, as libjpeg-turbo decodes it.
+    image = sample(96, 128, 3)
+    stream = io.BytesIO()
+    Image.fromarray(image).save(stream, "JPEG", quality=90, progressive=True, subsampling="4:4:4")
+    stream = stream.getvalue()
+    assert b"\xff\xc2" in stream  # SOF2: progressive
+    ours = zarr_jpeg.decode(stream, YCBCR_444, image.shape)
+    assert np.abs(ours.astype(int) - pillow_decode(stream, 3).astype(int)).max() <= PILLOW_TOLERANCE

@@ -147,3 +147,20 @@ def test_the_gil_is_released_while_a_chunk_is_decoded_or_encoded(op):
     finally:
         sys.setswitchinterval(interval)
     assert ticks > 0, f"the main thread never ran during 4 calls of {op}(): the GIL was held"
+
+
+def test_encode_options_change_the_written_chunks_but_not_the_stored_configuration(tmp):
+    image = rgb_image(128, 96)
+    codec = JpegCodec(**C420, encode_options={"trellis": True, "quant_table": "flat"})
+    assert codec.to_dict() == JpegCodec(**C420).to_dict()
+    assert pickle.loads(pickle.dumps(codec)) == codec and codec != JpegCodec(**C420)
+    a = zarr.create_array(str(tmp / "o.zarr"), shape=image.shape, chunks=(64, 96, 3), dtype="uint8", serializer=codec, compressors=None)
+    a[:] = image
+    stored = (tmp / "o.zarr" / "c" / "1" / "0" / "0").read_bytes()
+    assert stored == zarr_jpeg.encode(image[64:], codec.configuration, trellis=True, quant_table="flat")
+    assert stored != zarr_jpeg.encode(image[64:], codec.configuration)
+    assert json.loads((tmp / "o.zarr" / "zarr.json").read_text())["codecs"][0] == JpegCodec(**C420).to_dict()
+    with pytest.raises(ValueError, match="the encode option trellis must be true or false, got \"yes\" \\(a string\\)"):
+        JpegCodec(**C420, encode_options={"trellis": "yes"})
+    with pytest.raises(ValueError, match='unknown encode option "speed"'):
+        JpegCodec(**C420, encode_options={"speed": 1})
