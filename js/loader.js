@@ -233,6 +233,16 @@ export function inspectStream(bytes) {
 }
 
 /**
+ * A TIFF tile's complete JPEG stream: the page's JPEGTables (tag 347) spliced in after the
+ * tile's SOI, and, when `colorSpace` ("grayscale" | "rgb" | "ycbcr") is given, colour
+ * markers that make the spec's decoding rules give it; entropy-coded data unchanged. For
+ * readers of TIFF data in place (the imagecodecs_jpeg codec) and the converter.
+ */
+export function completeTileStream(tile, tables, colorSpace) {
+  return call(anyLoaded(), "completeTileStream", tile, tables ?? null, colorSpace ?? null);
+}
+
+/**
  * Decodes a JPEG stream to the chunk's C-order uint8 samples. A stream only the full
  * decoder decodes (e.g. progressive) goes there if `initFullDecoder()` has finished; else
  * the Error has kind "NeedsFullDecoder" (decodeAsync() loads it instead).

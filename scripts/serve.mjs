@@ -99,7 +99,7 @@ function sha256(...parts) {
 }
 
 function inputsHash() {
-  const files = ["dist/convert.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
+  const files = ["dist/convert.js", "dist/convert/core.js", "dist/color-names.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
     "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif", "tests/python/write_references.py"];
   return sha256(JSON.stringify(SAMPLES), ...files.map((f) => fs.readFileSync(path.join(ROOT, f))));
 }

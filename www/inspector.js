@@ -6,13 +6,8 @@
 import * as zarr from "zarrita";
 import { init, encode, decode } from "/dist/index.js";
 import { QUANT_TABLES } from "/dist/advanced.js";
+import { SUBSAMPLING, rgbToLuma } from "/dist/color-names.js";
 
-export const SUBSAMPLING = {
-  "4:4:4": [[1, 1], [1, 1], [1, 1]],
-  "4:2:2": [[2, 1], [1, 1], [1, 1]],
-  "4:4:0": [[1, 2], [1, 1], [1, 1]],
-  "4:2:0": [[2, 2], [1, 1], [1, 1]],
-};
 const RD_QUALITIES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 100];
 const MAX_REGION = 256;
 
@@ -33,11 +28,7 @@ export function psnr(a, b) {
   return { psnr: mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse), maxError: max };
 }
 
-function toLuma(rgb) {
-  const out = new Uint8Array(rgb.length / 3);
-  for (let i = 0; i < out.length; i++) out[i] = Math.min(255, Math.round(0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2]));
-  return out;
-}
+const toLuma = rgbToLuma;
 
 function paint(canvas, samples, h, w, channels) {
   canvas.width = w;

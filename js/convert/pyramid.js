@@ -9,7 +9,7 @@
 // current shard row and written when that shard row is complete.
 import fs from "node:fs";
 import path from "node:path";
-import { crc32c } from "../convert.js";
+import { crc32c } from "./core.js";
 
 const EMPTY = 0xffffffffffffffffn;
 /** Chunks (or tiles) in flight at once per level. */

@@ -10,7 +10,7 @@ import { CodecPool } from "../pool.js";
 import {
   ConvertError, resolveOptions, levelCount, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
   fileSystemError,
-} from "../convert.js";
+} from "./core.js";
 import { ImageInputError } from "../image-input.js";
 import { ChunkStore, LevelWriter } from "./pyramid.js";
 import { readPngRows } from "./png-rows.js";

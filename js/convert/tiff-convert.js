@@ -14,7 +14,7 @@ import { CodecPool, MAX_WORKERS } from "../pool.js";
 import {
   ConvertError, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
   fileSystemError,
-} from "../convert.js";
+} from "./core.js";
 import { encodeOptionsProblem } from "../options.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
