@@ -70,6 +70,20 @@ impl CodecError {
 }
 
 impl ErrorKind {
+    /// The kind's name, as the bindings give it to callers (a JS Error's or a Python
+    /// exception's `kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidConfiguration => "InvalidConfiguration",
+            ErrorKind::InvalidShape => "InvalidShape",
+            ErrorKind::InvalidData => "InvalidData",
+            ErrorKind::UnsupportedStream => "UnsupportedStream",
+            ErrorKind::CorruptStream => "CorruptStream",
+            ErrorKind::StreamMismatch => "StreamMismatch",
+            ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             ErrorKind::InvalidConfiguration => "invalid configuration",

@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::js_value::{from_config_value, to_config_value, type_name};
-use crate::{CodecError, ErrorKind, JpegConfig};
+use crate::{CodecError, JpegConfig};
 
 #[wasm_bindgen]
 extern "C" {
@@ -379,16 +379,7 @@ fn describe_value(value: &JsValue) -> String {
 }
 
 fn codec_error(e: CodecError) -> JsValue {
-    let kind = match e.kind() {
-        ErrorKind::InvalidConfiguration => "InvalidConfiguration",
-        ErrorKind::InvalidShape => "InvalidShape",
-        ErrorKind::InvalidData => "InvalidData",
-        ErrorKind::UnsupportedStream => "UnsupportedStream",
-        ErrorKind::CorruptStream => "CorruptStream",
-        ErrorKind::StreamMismatch => "StreamMismatch",
-        ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
-    };
-    js_error(&format!("{e}"), kind)
+    js_error(&format!("{e}"), e.kind().name())
 }
 
 /// A JS `Error` with a `kind` property callers can branch on.

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use zarr_jpeg::{ChunkLayout, CodecError, ConfigValue, EncodeOptions, ErrorKind, JpegConfig};
+use zarr_jpeg::{ChunkLayout, CodecError, ConfigValue, EncodeOptions, JpegConfig};
 
 create_exception!(
     zarr_jpeg,
@@ -395,15 +395,7 @@ fn from_config_value<'py>(py: Python<'py>, value: &ConfigValue) -> PyResult<Boun
 /// A `CodecError` as a `JpegError` (a ValueError) with the core's message, the text the
 /// JavaScript package's `Error` carries, and its kind.
 fn codec_error(e: CodecError) -> PyErr {
-    let kind = match e.kind() {
-        ErrorKind::InvalidConfiguration => "InvalidConfiguration",
-        ErrorKind::InvalidShape => "InvalidShape",
-        ErrorKind::InvalidData => "InvalidData",
-        ErrorKind::UnsupportedStream => "UnsupportedStream",
-        ErrorKind::CorruptStream => "CorruptStream",
-        ErrorKind::StreamMismatch => "StreamMismatch",
-        ErrorKind::NeedsFullDecoder => "NeedsFullDecoder",
-    };
+    let kind = e.kind().name();
     let error = JpegError::new_err(e.to_string());
     Python::attach(|py| {
         let _ = error.value(py).setattr("kind", kind);
