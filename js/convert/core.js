@@ -118,6 +118,14 @@ export function resolveOptions(options, channels) {
   if (shard !== null && (!isPositiveInt(shard) || shard % chunk !== 0)) {
     throw new ConvertError(`shard must be a positive multiple of chunk (${chunk}), got ${JSON.stringify(shard)}`);
   }
+  return { config, chunk, shard, ...resolvePyramidOptions(options), warnings, components: color === "grayscale" ? 1 : 3, mcu };
+}
+
+/**
+ * The options every input's conversion checks alike (the TIFF copy path too): levels,
+ * channel axis, pixel size and unit, encode options, workers.
+ */
+export function resolvePyramidOptions(options) {
   const levels = options.levels ?? null;
   if (levels !== null && !isPositiveInt(levels)) {
     throw new ConvertError(`levels must be a positive integer, got ${JSON.stringify(levels)}`);
@@ -141,8 +149,7 @@ export function resolveOptions(options, channels) {
   if (!(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
     throw new ConvertError(`workers must be a whole number from 0 to ${MAX_WORKERS}, got ${JSON.stringify(workers)}`);
   }
-  return { config, chunk, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, warnings,
-    encodeOptions, workers, components: color === "grayscale" ? 1 : 3, mcu };
+  return { levels, channelAxis, pixelSize, unit: options.unit ?? null, encodeOptions, workers };
 }
 
 /** The MCU of a (normalised) configuration: 8·v_max rows by 8·h_max columns. */
@@ -231,7 +238,28 @@ export function levelCount(height, width, chunk, levels) {
   return n;
 }
 
-const roundUp = (v, m) => Math.ceil(v / m) * m;
+export const roundUp = (v, m) => Math.ceil(v / m) * m;
+
+/**
+ * The pyramid of an image of `height` × `width` under `plan`: each level's shape (halved,
+ * rounded up) and chunk/shard grid, and the number of chunks in all.
+ */
+export function pyramidGrids(plan, height, width) {
+  const nLevels = levelCount(height, width, plan.chunk, plan.levels);
+  const levelShapes = [[height, width]];
+  for (let l = 1; l < nLevels; l++) {
+    const [h, w] = levelShapes[l - 1];
+    levelShapes.push([Math.ceil(h / 2), Math.ceil(w / 2)]);
+  }
+  const grids = levelShapes.map(([h, w]) => {
+    // a level smaller than a chunk: the chunk rounded up to whole MCUs (the spec's SHOULD)
+    const chunk = [Math.min(plan.chunk, roundUp(h, plan.mcu.height)), Math.min(plan.chunk, roundUp(w, plan.mcu.width))];
+    const shard = plan.shard ? [Math.min(plan.shard, roundUp(h, chunk[0])), Math.min(plan.shard, roundUp(w, chunk[1]))] : null;
+    return { chunk, shard, chunks: [Math.ceil(h / chunk[0]), Math.ceil(w / chunk[1])] };
+  });
+  const chunksTotal = grids.reduce((n, g) => n + g.chunks[0] * g.chunks[1], 0);
+  return { nLevels, levelShapes, grids, chunksTotal };
+}
 
 // ------------------------------------------------------------------ shard index checksum
 
@@ -264,6 +292,16 @@ export function levelArrayMetadata(plan, levelShape, grid) {
   const chunkCodecs = color && channelAxis === "first"
     ? [{ name: "transpose", configuration: { order: [1, 2, 0] } }, jpeg]
     : [jpeg];
+  const dimensionNames = !color ? ["y", "x"] : channelAxis === "first" ? ["c", "y", "x"] : ["y", "x", "c"];
+  return uint8ArrayMetadata(shape, grid, withChannel, chunkCodecs, dimensionNames);
+}
+
+/**
+ * A level's Zarr v3 metadata: uint8 samples of `shape` in chunks of `grid.chunk` (y, x),
+ * inside shards of `grid.shard` when it has them; `withChannel` adds the channel axis to a
+ * (y, x) chunk shape, `chunkCodecs` code one chunk.
+ */
+function uint8ArrayMetadata(shape, grid, withChannel, chunkCodecs, dimensionNames) {
   const codecs = grid.shard
     ? [{
         name: "sharding_indexed",
@@ -284,7 +322,7 @@ export function levelArrayMetadata(plan, levelShape, grid) {
     chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
     fill_value: 0,
     codecs,
-    dimension_names: !color ? ["y", "x"] : channelAxis === "first" ? ["c", "y", "x"] : ["y", "x", "c"],
+    dimension_names: dimensionNames,
     attributes: {},
   };
 }
@@ -297,29 +335,7 @@ function planesArrayMetadata(plan, levelShape, grid) {
   const C = plan.planes;
   const [h, w] = levelShape;
   const chunkCodecs = [{ name: "transpose", configuration: { order: [1, 2, 0] } }, { name: "jpeg", configuration: plan.config }];
-  const codecs = grid.shard
-    ? [{
-        name: "sharding_indexed",
-        configuration: {
-          chunk_shape: [1, ...grid.chunk],
-          codecs: chunkCodecs,
-          index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
-          index_location: "end",
-        },
-      }]
-    : chunkCodecs;
-  return {
-    zarr_format: 3,
-    node_type: "array",
-    shape: [C, h, w],
-    data_type: "uint8",
-    chunk_grid: { name: "regular", configuration: { chunk_shape: [1, ...(grid.shard ?? grid.chunk)] } },
-    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
-    fill_value: 0,
-    codecs,
-    dimension_names: ["c", "y", "x"],
-    attributes: {},
-  };
+  return uint8ArrayMetadata([C, h, w], grid, (yx) => [1, ...yx], chunkCodecs, ["c", "y", "x"]);
 }
 
 export function groupMetadata(plan, levelShapes, name) {
@@ -564,19 +580,7 @@ export async function convert(input, output, options = {}) {
 
   const { target, temp } = prepareOutput(output, options, typeof input === "string" ? input : null);
 
-  const nLevels = levelCount(image.height, image.width, plan.chunk, plan.levels);
-  const levelShapes = [[image.height, image.width]];
-  for (let l = 1; l < nLevels; l++) {
-    const [h, w] = levelShapes[l - 1];
-    levelShapes.push([Math.ceil(h / 2), Math.ceil(w / 2)]);
-  }
-  const grids = levelShapes.map(([h, w]) => {
-    // a level smaller than a chunk: the chunk rounded up to whole MCUs (the spec's SHOULD)
-    const chunk = [Math.min(plan.chunk, roundUp(h, plan.mcu.height)), Math.min(plan.chunk, roundUp(w, plan.mcu.width))];
-    const shard = plan.shard ? [Math.min(plan.shard, roundUp(h, chunk[0])), Math.min(plan.shard, roundUp(w, chunk[1]))] : null;
-    return { chunk, shard, chunks: [Math.ceil(h / chunk[0]), Math.ceil(w / chunk[1])] };
-  });
-  const chunksTotal = grids.reduce((n, g) => n + g.chunks[0] * g.chunks[1], 0);
+  const { nLevels, levelShapes, grids, chunksTotal } = pyramidGrids(plan, image.height, image.width);
   const name = options.name ?? (typeof input === "string" ? path.basename(input).replace(/\.[^.]+$/, "") : "image");
   let chunksDone = 0;
   const progress = (event) => options.onProgress?.({ levels: nLevels, chunksTotal, chunksDone, ...event });

@@ -8,7 +8,7 @@ import path from "node:path";
 import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
-  ConvertError, resolveOptions, levelCount, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
+  ConvertError, resolveOptions, pyramidGrids, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
   fileSystemError,
 } from "./core.js";
 import { ImageInputError } from "../image-input.js";
@@ -16,7 +16,6 @@ import { ChunkStore, LevelWriter } from "./pyramid.js";
 import { readPngRows } from "./png-rows.js";
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
-const roundUp = (v, m) => Math.ceil(v / m) * m;
 
 export async function convertPngStream(file, header, output, options, started = performance.now()) {
   const { colorType } = header;
@@ -60,18 +59,7 @@ export async function convertRows(source, output, options, started = performance
   for (const w of plan.warnings) warn(w);
   const { target, temp } = prepareOutput(output, options, file);
 
-  const nLevels = levelCount(height, width, plan.chunk, plan.levels);
-  const levelShapes = [[height, width]];
-  for (let l = 1; l < nLevels; l++) {
-    const [h, w] = levelShapes[l - 1];
-    levelShapes.push([Math.ceil(h / 2), Math.ceil(w / 2)]);
-  }
-  const grids = levelShapes.map(([h, w]) => {
-    const chunk = [Math.min(plan.chunk, roundUp(h, plan.mcu.height)), Math.min(plan.chunk, roundUp(w, plan.mcu.width))];
-    const shard = plan.shard ? [Math.min(plan.shard, roundUp(h, chunk[0])), Math.min(plan.shard, roundUp(w, chunk[1]))] : null;
-    return { chunk, shard, chunks: [Math.ceil(h / chunk[0]), Math.ceil(w / chunk[1])] };
-  });
-  const chunksTotal = grids.reduce((n, g) => n + g.chunks[0] * g.chunks[1], 0);
+  const { nLevels, levelShapes, grids, chunksTotal } = pyramidGrids(plan, height, width);
   const name = options.name ?? path.basename(file).replace(/\.[^.]+$/, "");
   let chunksDone = 0;
   const progress = (event) => options.onProgress?.({ levels: nLevels, chunksTotal, chunksDone, ...event });

@@ -10,12 +10,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as loader from "../loader.js";
-import { CodecPool, MAX_WORKERS } from "../pool.js";
+import { CodecPool } from "../pool.js";
 import {
   ConvertError, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
-  fileSystemError,
+  fileSystemError, resolvePyramidOptions, roundUp,
 } from "./core.js";
-import { encodeOptionsProblem } from "../options.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
@@ -50,30 +49,7 @@ function resolveTiffOptions(options) {
   if (shard !== null && !(Number.isInteger(shard) && shard >= 0)) {
     throw new ConvertError(`shard must be 0 (no shards) or a positive multiple of the tile size, got ${JSON.stringify(shard)}`);
   }
-  const levels = options.levels ?? null;
-  if (levels !== null && !(Number.isInteger(levels) && levels > 0)) {
-    throw new ConvertError(`levels must be a positive integer, got ${JSON.stringify(levels)}`);
-  }
-  const channelAxis = options.channelAxis ?? "first";
-  if (channelAxis !== "first" && channelAxis !== "last") {
-    throw new ConvertError(`channelAxis must be "first" or "last", got ${JSON.stringify(channelAxis)}`);
-  }
-  const pixelSize = options.pixelSize ?? null;
-  if (pixelSize !== null && !(typeof pixelSize === "number" && pixelSize > 0 && Number.isFinite(pixelSize))) {
-    throw new ConvertError(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
-  }
-  const encodeOptions = {
-    restartIntervals: options.restartIntervals ?? true,
-    trellis: options.trellis ?? false,
-    quantTable: options.quantTable ?? "annex-k",
-  };
-  const problem = encodeOptionsProblem(encodeOptions);
-  if (problem) throw new ConvertError(problem);
-  const workers = options.workers ?? 0;
-  if (!(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
-    throw new ConvertError(`workers must be a whole number from 0 to ${MAX_WORKERS}, got ${JSON.stringify(workers)}`);
-  }
-  return { quality, shard, levels, channelAxis, pixelSize, unit: options.unit ?? null, encodeOptions, workers };
+  return { quality, shard, ...resolvePyramidOptions(options) };
 }
 
 // ------------------------------------------------------------------ metadata in the TIFF
@@ -452,7 +428,6 @@ export async function convertTiff(file, output, options, started = performance.n
   }
 }
 
-const roundUp = (v, m) => Math.ceil(v / m) * m;
 
 // ------------------------------------------------------------------ tiles that are not JPEG
 
