@@ -4,6 +4,7 @@
 // Browser-safe: no Node-only imports; zarrita is loaded lazily, only when
 // checkDataset is given a URL.
 import allowlist from "./allowlist.json" with { type: "json" };
+import { packageError } from "./errors.js";
 
 export { allowlist };
 
@@ -406,7 +407,7 @@ async function openStore(storeOrUrl, options) {
     return new FetchStore(String(storeOrUrl), options.fetchOptions);
   }
   if (!storeOrUrl || typeof storeOrUrl.get !== "function") {
-    throw new TypeError(`checkDataset: expected a URL string or a store with get(key), got ${describe(storeOrUrl)}`);
+    throw packageError("InvalidArgument", `checkDataset() takes a URL string or a store with get(key), got ${describe(storeOrUrl)}`, { type: TypeError, command: "check" });
   }
   return storeOrUrl;
 }

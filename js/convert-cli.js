@@ -192,7 +192,7 @@ export async function main(argv) {
   } catch (error) {
     bar.done();
     if (error instanceof ConvertError) {
-      console.error(`zarr-jpeg convert: ${error.message}`);
+      console.error(error.message);
       return 1;
     }
     console.error(`zarr-jpeg convert: failed: ${error?.stack ?? error}`);

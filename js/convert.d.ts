@@ -1,10 +1,17 @@
 // `import { convert } from "zarr-jpeg/convert"` (Node only: it reads and writes files).
 import type { EncodeOptions, JpegColorSpace, NormalizedJpegCodecConfiguration, QuantTable, SamplingFactors } from "./index.js";
 
-/** A conversion the converter refuses (bad option, unusable input, output in the way); `cause` when it wraps another Error. */
+/** What a ConvertError is about: an option or argument, the input, or the output. */
+export type ConvertErrorKind = "InvalidArgument" | "InvalidInput" | "OutputUnavailable";
+
+/**
+ * A conversion the converter refuses; its message begins "zarr-jpeg convert: ", and `cause`
+ * is set when it wraps another Error (a codec's, a file system's).
+ */
 export class ConvertError extends Error {
-  constructor(message: string, options?: { cause?: unknown });
+  constructor(message: string, options?: { kind?: ConvertErrorKind; cause?: unknown });
   readonly name: "ConvertError";
+  readonly kind: ConvertErrorKind;
 }
 
 /** The chroma subsampling schemes by J:a:b name, as the jpeg codec's `subsampling`. */

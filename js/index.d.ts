@@ -25,8 +25,22 @@ export interface NormalizedJpegCodecConfiguration extends JpegCodecConfiguration
   decoded_color_space: JpegColorSpace;
 }
 
-/** What went wrong, on every Error the codec throws. */
+/**
+ * What went wrong, on every Error the package throws (docs/api.md, "Errors"). A codec's
+ * message begins with its name ("jpeg: ", "imagecodecs_jpeg: ", "reshape: "), the package's
+ * own with "zarr-jpeg: ".
+ */
 export type JpegErrorKind =
+  /** An argument or option of a package function (init(), register(), checkDataset()). */
+  | "InvalidArgument"
+  /** The WebAssembly module the call needs is not loaded: `await init()` first. */
+  | "NotInitialized"
+  /** The engine lacks what the call needs (WebAssembly SIMD when asked for, DecompressionStream, Worker). */
+  | "EnvironmentUnsupported"
+  /** A WebAssembly module or a worker script could not be loaded. */
+  | "LoadFailed"
+  /** The WebAssembly instance trapped and was replaced: this call failed, later calls work. */
+  | "InstanceTrapped"
   | "InvalidConfiguration"
   | "InvalidShape"
   | "InvalidData"
@@ -128,7 +142,7 @@ export function decodeInto(config: JpegCodecConfiguration, bytes: Uint8Array, sh
  */
 export function decodeAsync(config: JpegCodecConfiguration, bytes: Uint8Array, shape: readonly number[]): Promise<Uint8Array>;
 
-/** An Error the codec throws: its `kind` says what went wrong (JpegErrorKind). */
+/** An Error the package throws: its `kind` says what went wrong (JpegErrorKind). */
 export interface JpegError extends Error {
   kind: JpegErrorKind;
 }

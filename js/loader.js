@@ -12,6 +12,7 @@
 // fallback; the SIMD one is used wherever the engine validates SIMD code (every current
 // browser and Node 16.4+), and the fallback is a separate chunk only engines without it
 // fetch.
+import { argumentError, packageError } from "./errors.js";
 import initCodecGlue, * as codecGlue from "./wasm/zarr_jpeg.js";
 import initDecoderGlue, * as decoderGlue from "./wasm/zarr_jpeg_decoder.js";
 
@@ -58,7 +59,7 @@ function load(record, { module, simd } = {}) {
   if (simd !== undefined && typeof simd !== "boolean") {
     // a rejection, as every other failure to load: the functions return a Promise
     return Promise.reject(
-      new TypeError(`zarr-jpeg: init option \`simd\` must be true, false or undefined (automatic), not ${String(simd)}`),
+      argumentError(`init option \`simd\` must be true, false or undefined (automatic), not ${String(simd)}`),
     );
   }
   record.loading ??= (async () => {
@@ -70,7 +71,7 @@ function load(record, { module, simd } = {}) {
       const supported = simdSupported();
       const useSimd = simd ?? supported;
       if (useSimd && !supported) {
-        throw new Error("zarr-jpeg: `simd: true` was asked for, but this engine does not support WebAssembly SIMD");
+        throw packageError("EnvironmentUnsupported", "`simd: true` was asked for, but this engine does not support WebAssembly SIMD");
       }
       const payload = await (useSimd ? record.payloads.simd : record.payloads.scalar)();
       record.compiled = await WebAssembly.compile(await inflate(payload.default));
@@ -90,7 +91,8 @@ function load(record, { module, simd } = {}) {
     record.glue?.__resetInstance?.();
     record.compiled = undefined;
     record.simd = undefined;
-    throw error;
+    if (error?.kind) throw error;
+    throw packageError("LoadFailed", `the WebAssembly module could not be loaded: ${error?.message ?? error}`, { cause: error });
   });
   return record.loading;
 }
@@ -204,8 +206,9 @@ export function encode(config, data, shape, options) {
 /** The whole codec's module, or an Error saying how to load it. */
 function encoder() {
   if (!codec.ready) {
-    throw new Error(
-      "zarr-jpeg: the encoder is not loaded; call `await init()` first" +
+    throw packageError(
+      "NotInitialized",
+      "the encoder is not loaded; call `await init()` first" +
         (decoder.ready ? " (initDecoder() loads the decoder only)" : ""),
     );
   }
@@ -307,7 +310,7 @@ function anyLoaded() {
   if (codec.ready) return codec;
   if (decoder.ready) return decoder;
   if (fullDecoder.ready) return fullDecoder;
-  throw new Error("zarr-jpeg: the WebAssembly module is not loaded; call `await init()` first");
+  throw packageError("NotInitialized", "the WebAssembly module is not loaded; call `await init()` first");
 }
 
 function call(record, name, ...args) {
@@ -319,8 +322,9 @@ function call(record, name, ...args) {
     if (error instanceof WebAssembly.RuntimeError || error instanceof RangeError) {
       record.glue.__resetInstance();
       record.glue.initSync({ module: record.compiled });
-      throw new Error(
-        `zarr-jpeg: the WebAssembly instance trapped (${error.name}: ${error.message}) and was replaced by a fresh one; ` +
+      throw packageError(
+        "InstanceTrapped",
+        `the WebAssembly instance trapped (${error.name}: ${error.message}) and was replaced by a fresh one; ` +
           "this call failed, later calls will work",
         { cause: error },
       );
@@ -332,8 +336,9 @@ function call(record, name, ...args) {
 /** base64 → gzip → wasm bytes. */
 async function inflate(base64) {
   if (typeof DecompressionStream !== "function") {
-    throw new Error(
-      "zarr-jpeg: this JavaScript runtime has no DecompressionStream, needed to unpack the inlined " +
+    throw packageError(
+      "EnvironmentUnsupported",
+      "this JavaScript runtime has no DecompressionStream, needed to unpack the inlined " +
         "WebAssembly module (current browsers and Node 18+ have it)",
     );
   }

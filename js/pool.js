@@ -23,6 +23,7 @@ import {
   needsFullDecoder,
   validateConfig,
 } from "./loader.js";
+import { errorFromParts, packageError } from "./errors.js";
 import { encodeOptionsProblem } from "./options.js";
 import { DECODE, ENCODE, ENCODER, ENCODER_UNAVAILABLE, FULL_DECODER, NODE_WORKER_THREADS } from "./protocol.js";
 
@@ -50,7 +51,7 @@ async function spawn(url) {
       terminate: () => worker.terminate(),
     };
   }
-  if (typeof Worker !== "function") throw new Error("no Worker in this environment");
+  if (typeof Worker !== "function") throw packageError("EnvironmentUnsupported", "this environment has no Worker");
   // The literal `new Worker(new URL("./worker.js", import.meta.url), …)` form is what Vite and
   // webpack recognise to emit the worker with the bundle.
   const worker = url
@@ -60,8 +61,8 @@ async function spawn(url) {
     on(type, fn) {
       if (type === "message") worker.addEventListener("message", (event) => fn(event.data));
       else if (type === "error") {
-        worker.addEventListener("error", (event) => fn(new Error(event.message || "worker failed to load")));
-        worker.addEventListener("messageerror", () => fn(new Error("worker message could not be deserialised")));
+        worker.addEventListener("error", (event) => fn(packageError("LoadFailed", `the worker failed to load: ${event.message || "no reason given"}`)));
+        worker.addEventListener("messageerror", () => fn(packageError("LoadFailed", "a worker's message could not be deserialised")));
       }
     },
     post: (message, transfer) => worker.postMessage(message, transfer),
@@ -123,11 +124,6 @@ function postModule(worker, key, module, simd) {
   }
 }
 
-function rebuildError({ message, kind }) {
-  const error = new Error(message);
-  if (kind !== undefined) error.kind = kind;
-  return error;
-}
 
 export class CodecPool {
   #size;
@@ -397,7 +393,7 @@ export class CodecPool {
           if (!job.retried) this.#retryWithFullDecoder(message.id, job);
           else job.resolve(this.#here(job));
         } else if (noEncoder) job.resolve(this.#here(job));
-        else if (message.error) job.reject(rebuildError(message.error));
+        else if (message.error) job.reject(errorFromParts(message.error));
         else job.resolve(message.data);
       });
       const fail = (error) => {

@@ -1,4 +1,5 @@
 // register(): the package's codecs into a zarrita registry, with an optional codec pool.
+import { argumentError } from "./errors.js";
 import { initDecoder } from "./loader.js";
 import { describe, encodeOptionsProblem, quote } from "./options.js";
 import { CodecPool, MAX_WORKERS } from "./pool.js";
@@ -14,29 +15,28 @@ const REGISTER_OPTIONS = ["workers", "workerUrl", "encodeOptions"];
 function checkRegisterArguments(registry, options) {
   // has(), not only set(): zarrita's module itself has a set() (zarr.set), the registry is a Map
   if (typeof registry?.set !== "function" || typeof registry.has !== "function") {
-    throw new TypeError(`jpeg: register() takes zarrita's codec registry (zarr.registry), got ${describe(registry)}`);
+    throw argumentError(`register() takes zarrita's codec registry (zarr.registry), got ${describe(registry)}`);
   }
   if (options === null || typeof options !== "object") {
-    throw new TypeError(`jpeg: register()'s options must be an object, got ${describe(options)}`);
+    throw argumentError(`register()'s options must be an object, got ${describe(options)}`);
   }
   const own = {};
   for (const name of Object.keys(options)) {
     if (!REGISTER_OPTIONS.includes(name)) {
-      throw new TypeError(`jpeg: unknown register() option ${quote(name)} (known: ${REGISTER_OPTIONS.join(", ")})`);
+      throw argumentError(`unknown register() option ${quote(name)} (known: ${REGISTER_OPTIONS.join(", ")})`);
     }
     own[name] = options[name];
   }
   const { workers, workerUrl } = own;
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
-    throw new RangeError(`jpeg: register()'s workers must be a whole number from 0 to ${MAX_WORKERS}, got ${describe(workers)}`);
+    throw argumentError(`register()'s workers must be a whole number from 0 to ${MAX_WORKERS}, got ${describe(workers)}`, RangeError);
   }
   if (workerUrl !== undefined && !((typeof workerUrl === "string" && workerUrl !== "") || workerUrl instanceof URL)) {
-    throw new TypeError(
-      `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${workerUrl === "" ? "an empty string" : describe(workerUrl)}`,
+    throw argumentError(`register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${workerUrl === "" ? "an empty string" : describe(workerUrl)}`,
     );
   }
   const problem = encodeOptionsProblem(own.encodeOptions);
-  if (problem) throw new TypeError(`jpeg: register()'s encodeOptions: ${problem}`);
+  if (problem) throw argumentError(`register()'s encodeOptions: ${problem}`);
   return own;
 }
 

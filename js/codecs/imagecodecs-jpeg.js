@@ -10,20 +10,29 @@ import { base64ToBytes, completeTileStream, validateConfig } from "../loader.js"
 import { describe, readProblem } from "../options.js";
 import { codecPosition, layoutAt, show, stridesFor } from "../layout.js";
 import { concat } from "../bytes.js";
-import { checkMeta, codecError, decodeWith } from "./jpeg.js";
+import { codecError } from "../errors.js";
+import { checkMeta, decodeWith } from "./jpeg.js";
+
+const CODEC = "imagecodecs_jpeg";
 
 const EOI = [0xff, 0xd9];
+
+/** The core's error for this codec's chunk, under this codec's name (docs/api.md, "Errors"). */
+function ownError(error) {
+  if (error?.kind && typeof error.message === "string") error.message = error.message.replace(/^jpeg: /, `${CODEC}: `);
+  return error;
+}
 
 function base64Bytes(value, field) {
   if (value == null) return null;
   if (typeof value !== "string") {
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a base64 string`);
+    throw codecError(CODEC, "InvalidConfiguration", `${field} must be a base64 string`);
   }
   try {
     return base64ToBytes(value);
   } catch (error) {
     // atob's DOMException ("Invalid character") would not say which field
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} is not valid base64 (${error?.message ?? error})`);
+    throw codecError(CODEC, "InvalidConfiguration", `${field} is not valid base64 (${error?.message ?? error})`);
   }
 }
 
@@ -34,13 +43,13 @@ function base64Bytes(value, field) {
  */
 function readImagecodecsConfiguration(configuration) {
   if (configuration === null || typeof configuration !== "object" || Array.isArray(configuration)) {
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: the configuration must be an object, got ${Array.isArray(configuration) ? "an array" : describe(configuration)}`);
+    throw codecError(CODEC, "InvalidConfiguration", `the configuration must be an object, got ${Array.isArray(configuration) ? "an array" : describe(configuration)}`);
   }
   try {
     const { lossless, bitspersample, colorspace_jpeg, colorspace_data, outcolorspace, tables, header, fancyupsampling } = configuration;
     return { lossless, bitspersample, colorspace_jpeg, colorspace_data, outcolorspace, tables, header, fancyupsampling };
   } catch (error) {
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${readProblem("the configuration", error)}`);
+    throw codecError(CODEC, "InvalidConfiguration", readProblem("the configuration", error));
   }
 }
 
@@ -58,7 +67,7 @@ const FOUR_COMPONENT = new Set(["CMYK", "SEPARATED", "YCCK", "RGBA", 4, 5, ...Ar
 function colorSpaceName(value, field) {
   if (value == null) return null;
   if (typeof value !== "string" && !Number.isInteger(value)) {
-    throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} must be a colour space name or libjpeg J_COLOR_SPACE number, got ${describe(value)}`);
+    throw codecError(CODEC, "InvalidConfiguration", `${field} must be a colour space name or libjpeg J_COLOR_SPACE number, got ${describe(value)}`);
   }
   const key = typeof value === "string" ? value.toUpperCase() : value;
   if (COLOR_SPACES.has(key)) return COLOR_SPACES.get(key);
@@ -66,7 +75,7 @@ function colorSpaceName(value, field) {
   const what = FOUR_COMPONENT.has(key)
     ? "CMYK, YCCK and four-component outputs cannot be decoded to the 1 or 3 components of a chunk"
     : "it is not a colour space this decoder can honour (grayscale, RGB or YCbCr), and decoding by the stream's markers instead could return wrong colours";
-  throw codecError("InvalidConfiguration", `imagecodecs_jpeg: ${field} ${JSON.stringify(value)} is not supported: ${what}`);
+  throw codecError(CODEC, "InvalidConfiguration", `${field} ${JSON.stringify(value)} is not supported: ${what}`);
 }
 
 /** imagecodecs squeezes a chunk to (H, W) or (H, W, C) for its stream. */
@@ -101,13 +110,13 @@ export function makeImagecodecsJpegCodec(pool = null) {
     #jpegColorSpace;
 
     constructor(configuration = {}, meta) {
-      checkMeta(meta, "imagecodecs_jpeg: ");
+      checkMeta(meta, CODEC);
       const fields = readImagecodecsConfiguration(configuration);
       if (fields.lossless) {
-        throw codecError("InvalidConfiguration", "imagecodecs_jpeg: lossless JPEG is not supported (baseline and progressive only)");
+        throw codecError(CODEC, "InvalidConfiguration", "lossless JPEG is not supported (baseline and progressive only)");
       }
       if (fields.bitspersample != null && fields.bitspersample !== 8) {
-        throw codecError("InvalidConfiguration", `imagecodecs_jpeg: bitspersample ${describe(fields.bitspersample)} is not supported (8 only)`);
+        throw codecError(CODEC, "InvalidConfiguration", `bitspersample ${describe(fields.bitspersample)} is not supported (8 only)`);
       }
       const position = codecPosition(meta, configuration, "imagecodecs_jpeg");
       const before = (meta.codecs ?? []).slice(0, position);
@@ -121,25 +130,23 @@ export function makeImagecodecsJpegCodec(pool = null) {
       const shape = squeezed(layout ? layout.shape : meta.shape);
       const color = shape.length === 3 && shape[2] === 3;
       if (shape.length > 3 || (shape.length === 3 && !color)) {
-        throw codecError("InvalidShape", `imagecodecs_jpeg: a chunk of shape ${show(meta.shape)} is not one JPEG image of 1 or 3 components`);
+        throw codecError(CODEC, "InvalidShape", `a chunk of shape ${show(meta.shape)} is not one JPEG image of 1 or 3 components`);
       }
       this.#jpegColorSpace = colorSpaceName(fields.colorspace_jpeg, "colorspace_jpeg");
       const data = colorSpaceName(fields.colorspace_data ?? fields.outcolorspace, fields.colorspace_data != null ? "colorspace_data" : "outcolorspace");
       const decoded = data ?? this.#jpegColorSpace ?? (color ? "rgb" : "grayscale");
       if ((decoded === "grayscale") === color) {
-        throw codecError(
-          "InvalidConfiguration",
-          `imagecodecs_jpeg: the output colour space ${decoded} has ${color ? "1 component" : "3 components"} but the chunk shape ${show(meta.shape)} holds ${color ? 3 : 1}`,
+        throw codecError(CODEC, "InvalidConfiguration",
+          `the output colour space ${decoded} has ${color ? "1 component" : "3 components"} but the chunk shape ${show(meta.shape)} holds ${color ? 3 : 1}`,
         );
       }
       if (decoded === "ycbcr" && this.#jpegColorSpace && this.#jpegColorSpace !== "ycbcr") {
-        throw codecError(
-          "InvalidConfiguration",
-          `imagecodecs_jpeg: colorspace_jpeg ${this.#jpegColorSpace === "rgb" ? "RGB" : "grayscale"} cannot be decoded to YCbCr (libjpeg, and so imagecodecs, converts only YCbCr streams to YCbCr)`,
+        throw codecError(CODEC, "InvalidConfiguration",
+          `colorspace_jpeg ${this.#jpegColorSpace === "rgb" ? "RGB" : "grayscale"} cannot be decoded to YCbCr (libjpeg, and so imagecodecs, converts only YCbCr streams to YCbCr)`,
         );
       }
       if (fields.fancyupsampling === false) {
-        throw codecError("InvalidConfiguration", "imagecodecs_jpeg: fancyupsampling false (box-filtered chroma upsampling) is not supported; this decoder upsamples chroma as libjpeg does by default");
+        throw codecError(CODEC, "InvalidConfiguration", "fancyupsampling false (box-filtered chroma upsampling) is not supported; this decoder upsamples chroma as libjpeg does by default");
       }
       this.#config = validateConfig(
         color
@@ -156,7 +163,7 @@ export function makeImagecodecsJpegCodec(pool = null) {
     }
 
     encode() {
-      throw codecError("UnsupportedStream", "imagecodecs_jpeg is decode-only here; write with the Zarr v3 jpeg codec");
+      throw codecError(CODEC, "UnsupportedStream", "decode-only here; write with the Zarr v3 jpeg codec");
     }
 
     decode(bytes) {
@@ -164,18 +171,15 @@ export function makeImagecodecsJpegCodec(pool = null) {
       if (this.#header) stream = concat([this.#header, stream, EOI]);
       // The page's tables spliced in and the stated colour space made explicit in the
       // stream's markers, so that the workers of a pool decode it by the same rule.
-      if (this.#tables || this.#jpegColorSpace) {
-        try {
-          stream = completeTileStream(stream, this.#tables, this.#jpegColorSpace);
-        } catch (error) {
-          if (error?.kind) error.message = error.message.replace(/^jpeg: /, "jpeg: imagecodecs_jpeg: ");
-          throw error;
-        }
+      let result;
+      try {
+        if (this.#tables || this.#jpegColorSpace) stream = completeTileStream(stream, this.#tables, this.#jpegColorSpace);
+        result = decodeWith(pool, this.#config, stream, this.#imageShape);
+      } catch (error) {
+        throw ownError(error);
       }
-      const result = decodeWith(pool, this.#config, stream, this.#imageShape);
-      if (this.kind === "bytes_to_bytes") return result;
-      const wrap = (data) => ({ data, shape: this.#zarritaShape.slice(), stride: this.#strides.slice() });
-      return result instanceof Promise ? result.then(wrap) : wrap(result);
+      const wrap = this.kind === "bytes_to_bytes" ? (data) => data : (data) => ({ data, shape: this.#zarritaShape.slice(), stride: this.#strides.slice() });
+      return result instanceof Promise ? result.then(wrap, (error) => Promise.reject(ownError(error))) : wrap(result);
     }
   };
 }

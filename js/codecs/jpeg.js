@@ -1,29 +1,27 @@
 // The Zarr v3 `jpeg` codec in zarrita.js's shape: an array → bytes codec, decoding and
 // encoding on the calling thread or in a codec pool.
 import { init, initFullDecoder, needsFullDecoder, encode, decode, validateConfig } from "../loader.js";
+import { codecError } from "../errors.js";
 import { describe, readProblem } from "../options.js";
 import { chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, layoutAt, stridesFor } from "../layout.js";
 
-export function codecError(kind, message) {
-  const error = new Error(`jpeg: ${message}`);
-  error.kind = kind;
-  return error;
-}
+const jpegError = (kind, message) => codecError("jpeg", kind, message);
 
 // What fromConfig needs of zarrita's chunk metadata: an object with the chunk's shape, of uint8.
-export function checkMeta(meta, prefix = "") {
+export function checkMeta(meta, codec = "jpeg") {
   const problem = chunkMetaProblem(meta);
-  if (problem) throw codecError(problem[0], prefix + problem[1]);
+  if (problem) throw codecError(codec, problem[0], problem[1]);
   let dataType;
   try {
     dataType = meta.dataType ?? meta.data_type;
   } catch (error) {
-    throw codecError("InvalidConfiguration", prefix + readProblem("the chunk metadata", error));
+    throw codecError(codec, "InvalidConfiguration", readProblem("the chunk metadata", error));
   }
   if (dataType !== "uint8" && dataType !== "|u1") {
     throw codecError(
+      codec,
       "InvalidConfiguration",
-      `${prefix}data type ${typeof dataType === "string" ? JSON.stringify(dataType) : describe(dataType)} is not supported; the jpeg codec supports only uint8`,
+      `data type ${typeof dataType === "string" ? JSON.stringify(dataType) : describe(dataType)} is not supported; the ${codec} codec supports only uint8`,
     );
   }
 }
@@ -79,10 +77,10 @@ export function makeJpegCodec(pool = null, encodeOptions = undefined) {
     async encode(chunk) {
       if (!(chunk.data instanceof Uint8Array)) {
         // (worded as encode() words it: "got a Float32Array")
-        throw codecError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${describe(chunk.data)}`);
+        throw jpegError("InvalidData", `invalid chunk data: chunk data must be a Uint8Array, got ${describe(chunk.data)}`);
       }
       const problem = chunkLengthProblem(chunk.data, this.#layout.shape);
-      if (problem) throw codecError("InvalidData", problem);
+      if (problem) throw jpegError("InvalidData", problem);
       const samples = contiguousData(chunk, this.#layout);
       // zarrita leaves a chunk's array alone once it has asked for its encoding, so the pool
       // copies it when a worker takes it, not while it waits (a write asks for every chunk

@@ -1,17 +1,14 @@
 // The Zarr v3 `reshape` codec (zarr-extensions codecs/reshape), an array → array codec
 // that zarrita lacks.
 
+import { codecError } from "../errors.js";
 import { describe, quote, readProblem } from "../options.js";
 import {
   chunkLengthProblem, chunkMetaProblem, codecPosition, contiguousData, contiguousStrides, layoutAt, product, show, stridesFor,
 } from "../layout.js";
 
-/** The error every reshape rule violation throws (an Error with `kind`, message "reshape: …"). */
-function reshapeError(message, kind = "InvalidConfiguration") {
-  const error = new Error(`reshape: ${message}`);
-  error.kind = kind;
-  return error;
-}
+/** The error every reshape rule violation throws (kind InvalidConfiguration unless given). */
+const reshapeError = (message, kind = "InvalidConfiguration") => codecError("reshape", kind, message);
 
 /**
  * The reshape configuration's `shape`, copied (entries and their input dimensions read

@@ -18,13 +18,22 @@ import { readImageFile, ImageInputError, sniffFormat } from "../image-input.js";
 import { CodecPool, MAX_WORKERS } from "../pool.js";
 import { SUBSAMPLING, rgbToLuma } from "../color-names.js";
 
-/** A conversion the converter refuses (bad option, unusable input, output in the way). */
+/**
+ * A conversion the converter refuses. Its message begins "zarr-jpeg convert: " (the
+ * package's error convention, js/errors.js); its `kind` is "InvalidArgument" (an option or
+ * argument), "InvalidInput" (the input cannot be converted) or "OutputUnavailable" (the
+ * output is in the way or cannot be written).
+ */
 export class ConvertError extends Error {
-  constructor(message, options) {
-    super(message, options);
+  constructor(message, { kind = "InvalidInput", cause } = {}) {
+    super(`zarr-jpeg convert: ${message}`, cause === undefined ? undefined : { cause });
     this.name = "ConvertError";
+    this.kind = kind;
   }
 }
+
+export const argumentProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "InvalidArgument", cause });
+export const outputProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "OutputUnavailable", cause });
 
 export { SUBSAMPLING };
 
@@ -50,7 +59,7 @@ function subsamplingName(value) {
 // The options as their own enumerable members only, as JSON and register() read them: an
 // inherited member (Object.create({ quality: 10 })) is not an option.
 function ownOptions(options) {
-  if (options === null || typeof options !== "object") throw new ConvertError(`options must be an object, got ${options === null ? "null" : typeof options}`);
+  if (options === null || typeof options !== "object") throw argumentProblem(`options must be an object, got ${options === null ? "null" : typeof options}`);
   return Object.assign(Object.create(null), options);
 }
 
@@ -63,28 +72,28 @@ export function resolveOptions(options, channels) {
   const known = new Set(["quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "rescale"]);
   for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
+    if (!known.has(key)) throw argumentProblem(`unknown option "${key}"`);
   }
   const quality = options.quality ?? DEFAULTS.quality;
   if (!Number.isInteger(quality) || quality < 1 || quality > 100) {
-    throw new ConvertError(`quality must be an integer from 1 to 100 (the jpeg codec's range), got ${JSON.stringify(quality)}`);
+    throw argumentProblem(`quality must be an integer from 1 to 100 (the jpeg codec's range), got ${JSON.stringify(quality)}`);
   }
   const color = options.color ?? (channels === 3 ? "ycbcr" : "grayscale");
   if (!["ycbcr", "rgb", "grayscale"].includes(color)) {
-    throw new ConvertError(`color must be ycbcr, rgb or grayscale, got ${JSON.stringify(color)}`);
+    throw argumentProblem(`color must be ycbcr, rgb or grayscale, got ${JSON.stringify(color)}`);
   }
   if (channels === 1 && color !== "grayscale") {
-    throw new ConvertError(`the input is grayscale (1 channel); color ${color} needs 3 channels (use --color grayscale)`);
+    throw argumentProblem(`the input is grayscale (1 channel); color ${color} needs 3 channels (use --color grayscale)`);
   }
   let subsampling;
   if (options.subsampling != null) {
     if (color !== "ycbcr") {
-      throw new ConvertError(`subsampling applies only to color ycbcr (the spec allows no subsampling for ${color})`);
+      throw argumentProblem(`subsampling applies only to color ycbcr (the spec allows no subsampling for ${color})`);
     }
     const given = options.subsampling;
     subsampling = typeof given === "string" ? SUBSAMPLING[given] : given;
     if (!subsampling) {
-      throw new ConvertError(`subsampling must be one of ${Object.keys(SUBSAMPLING).join(", ")}, got ${JSON.stringify(given)}`);
+      throw argumentProblem(`subsampling must be one of ${Object.keys(SUBSAMPLING).join(", ")}, got ${JSON.stringify(given)}`);
     }
   } else if (color === "ycbcr") {
     subsampling = SUBSAMPLING[DEFAULTS.subsampling];
@@ -94,11 +103,11 @@ export function resolveOptions(options, channels) {
   try {
     config = validateConfig(raw);
   } catch (error) {
-    throw new ConvertError(`invalid jpeg configuration ${JSON.stringify(raw)}: ${error.message}`, { cause: error });
+    throw argumentProblem(`invalid jpeg configuration ${JSON.stringify(raw)}: ${error.message}`, { cause: error });
   }
   const chunk = options.chunk ?? DEFAULTS.chunk;
   if (!isPositiveInt(chunk) || chunk > MAX_JPEG_SIDE) {
-    throw new ConvertError(`chunk must be a positive integer of at most ${MAX_JPEG_SIDE} (a JPEG side), got ${JSON.stringify(chunk)}`);
+    throw argumentProblem(`chunk must be a positive integer of at most ${MAX_JPEG_SIDE} (a JPEG side), got ${JSON.stringify(chunk)}`);
   }
   const warnings = [];
   const mcu = mcuSize(config);
@@ -116,7 +125,7 @@ export function resolveOptions(options, channels) {
   }
   const shard = options.shard ?? null;
   if (shard !== null && (!isPositiveInt(shard) || shard % chunk !== 0)) {
-    throw new ConvertError(`shard must be a positive multiple of chunk (${chunk}), got ${JSON.stringify(shard)}`);
+    throw argumentProblem(`shard must be a positive multiple of chunk (${chunk}), got ${JSON.stringify(shard)}`);
   }
   return { config, chunk, shard, ...resolvePyramidOptions(options), warnings, components: color === "grayscale" ? 1 : 3, mcu };
 }
@@ -128,15 +137,15 @@ export function resolveOptions(options, channels) {
 export function resolvePyramidOptions(options) {
   const levels = options.levels ?? null;
   if (levels !== null && !isPositiveInt(levels)) {
-    throw new ConvertError(`levels must be a positive integer, got ${JSON.stringify(levels)}`);
+    throw argumentProblem(`levels must be a positive integer, got ${JSON.stringify(levels)}`);
   }
   const channelAxis = options.channelAxis ?? DEFAULTS.channelAxis;
   if (channelAxis !== "first" && channelAxis !== "last") {
-    throw new ConvertError(`channelAxis must be "first" or "last", got ${JSON.stringify(channelAxis)}`);
+    throw argumentProblem(`channelAxis must be "first" or "last", got ${JSON.stringify(channelAxis)}`);
   }
   const pixelSize = options.pixelSize ?? null;
   if (pixelSize !== null && !(typeof pixelSize === "number" && pixelSize > 0 && Number.isFinite(pixelSize))) {
-    throw new ConvertError(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
+    throw argumentProblem(`pixelSize must be a positive number, got ${JSON.stringify(pixelSize)}`);
   }
   const encodeOptions = {
     restartIntervals: options.restartIntervals ?? true,
@@ -144,10 +153,10 @@ export function resolvePyramidOptions(options) {
     quantTable: options.quantTable ?? "annex-k",
   };
   const problem = encodeOptionsProblem(encodeOptions);
-  if (problem) throw new ConvertError(problem);
+  if (problem) throw argumentProblem(problem);
   const workers = options.workers ?? 0;
   if (!(Number.isInteger(workers) && workers >= 0 && workers <= MAX_WORKERS)) {
-    throw new ConvertError(`workers must be a whole number from 0 to ${MAX_WORKERS}, got ${JSON.stringify(workers)}`);
+    throw argumentProblem(`workers must be a whole number from 0 to ${MAX_WORKERS}, got ${JSON.stringify(workers)}`);
   }
   return { levels, channelAxis, pixelSize, unit: options.unit ?? null, encodeOptions, workers };
 }
@@ -163,17 +172,17 @@ export function mcuSize(config) {
 /** `{data, shape}` (shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)) → the converter's image form. */
 export function imageFromArray(data, shape) {
   if (!(data instanceof Uint8Array)) {
-    throw new ConvertError(`data must be a Uint8Array (uint8 samples), got ${data?.constructor?.name ?? typeof data}`);
+    throw argumentProblem(`data must be a Uint8Array (uint8 samples), got ${data?.constructor?.name ?? typeof data}`);
   }
   if (!Array.isArray(shape) || shape.length < 2 || shape.length > 3 || !shape.every(isPositiveInt)) {
-    throw new ConvertError(`shape must be [height, width] or [height, width, channels], got ${JSON.stringify(shape)}`);
+    throw argumentProblem(`shape must be [height, width] or [height, width, channels], got ${JSON.stringify(shape)}`);
   }
   const [height, width, channels = 1] = shape;
   if (![1, 3, 4].includes(channels)) {
-    throw new ConvertError(`channels must be 1 (grayscale), 3 (RGB) or 4 (RGBA), got ${channels}`);
+    throw argumentProblem(`channels must be 1 (grayscale), 3 (RGB) or 4 (RGBA), got ${channels}`);
   }
   if (data.length !== height * width * channels) {
-    throw new ConvertError(`data holds ${data.length} samples but shape ${JSON.stringify(shape)} needs ${height * width * channels}`);
+    throw argumentProblem(`data holds ${data.length} samples but shape ${JSON.stringify(shape)} needs ${height * width * channels}`);
   }
   if (channels !== 4) return { data, height, width, channels, warnings: [] };
   const rgb = new Uint8Array(height * width * 3);
@@ -226,7 +235,7 @@ export function levelCount(height, width, chunk, levels) {
   const possible = Math.ceil(Math.log2(Math.max(height, width))) + 1; // down to a 1×1 level
   if (levels != null) {
     if (levels > possible) {
-      throw new ConvertError(`levels ${levels} is too many for a ${height}×${width} image (at most ${possible}, down to 1×1)`);
+      throw argumentProblem(`levels ${levels} is too many for a ${height}×${width} image (at most ${possible}, down to 1×1)`);
     }
     return levels;
   }
@@ -448,7 +457,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
  */
 export function fileSystemError(error, output) {
   if (error instanceof ConvertError || typeof error?.code !== "string" || typeof error?.syscall !== "string") return error;
-  return new ConvertError(`cannot write ${output}: ${error.message}`, { cause: error });
+  return outputProblem(`cannot write ${output}: ${error.message}`, { cause: error });
 }
 
 /**
@@ -463,16 +472,16 @@ function checkReplaceable(target, output, input) {
   const inputPath = input === null ? null : fs.realpathSync(input);
   if (inputPath && (inputPath === real || inputPath.startsWith(real + path.sep))) {
     const what = inputPath === real ? "is the input image" : `holds the input image ${input}`;
-    throw new ConvertError(`${output} ${what}; --overwrite would delete it: choose another output`);
+    throw outputProblem(`${output} ${what}; --overwrite would delete it: choose another output`);
   }
   const stat = fs.statSync(target);
   if (!stat.isDirectory()) {
-    throw new ConvertError(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
+    throw outputProblem(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
   }
   const entries = fs.readdirSync(target);
   const isStore = ["zarr.json", ".zgroup", ".zarray", ".zattrs"].some((name) => entries.includes(name));
   if (entries.length > 0 && !isStore) {
-    throw new ConvertError(
+    throw outputProblem(
       `${output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or an empty directory: ` +
         "remove it yourself or choose another output",
     );
@@ -500,7 +509,7 @@ function firstBytes(file, n) {
 export function prepareOutput(output, options, input) {
   const target = path.resolve(output);
   if (fs.existsSync(target) && !options.overwrite) {
-    throw new ConvertError(`${output} already exists; choose another name or pass --overwrite`);
+    throw outputProblem(`${output} already exists; choose another name or pass --overwrite`);
   }
   if (fs.existsSync(target)) {
     try {
@@ -510,7 +519,7 @@ export function prepareOutput(output, options, input) {
     }
   }
   const parent = path.dirname(target);
-  if (!fs.existsSync(parent)) throw new ConvertError(`the output's parent directory ${parent} does not exist`);
+  if (!fs.existsSync(parent)) throw outputProblem(`the output's parent directory ${parent} does not exist`);
   const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
   return { target, temp };
 }
@@ -542,7 +551,7 @@ export function commitOutput(target, temp) {
 export async function convert(input, output, options = {}) {
   const started = performance.now();
   options = ownOptions(options);
-  if (typeof output !== "string" || output === "") throw new ConvertError("output must be a directory path");
+  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
   await init();
   const format = typeof input === "string" ? sniffFormat(firstBytes(input, 8)) : null;
   if (format === "tiff") {
@@ -569,7 +578,7 @@ export async function convert(input, output, options = {}) {
   } else if (input && typeof input === "object" && "data" in input) {
     image = imageFromArray(input.data, input.shape);
   } else {
-    throw new ConvertError("input must be an image file path or { data: Uint8Array, shape }");
+    throw argumentProblem("input must be an image file path or { data: Uint8Array, shape }");
   }
   if (image.channels === 3 && options.color === "grayscale") {
     image = { ...toGray(image), warnings: [...image.warnings, "the colour input is converted to grayscale (BT.601 luma)"] };

@@ -8,7 +8,7 @@ import path from "node:path";
 import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
-  ConvertError, resolveOptions, pyramidGrids, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
+  ConvertError, argumentProblem, resolveOptions, pyramidGrids, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
   fileSystemError,
 } from "./core.js";
 import { ImageInputError } from "../image-input.js";
@@ -43,7 +43,7 @@ export async function convertRows(source, output, options, started = performance
   // more than 3 channels, 2, or 3 that are not RGB: a c axis of grayscale chunks ("planes")
   const planes = source.planes ? sourceChannels : 1;
   if (planes > 1 && options.color != null && options.color !== "grayscale") {
-    throw new ConvertError(`${file} has ${planes} channels, stored as a c axis of grayscale chunks; color ${options.color} needs RGB input`);
+    throw argumentProblem(`${file} has ${planes} channels, stored as a c axis of grayscale chunks; color ${options.color} needs RGB input`);
   }
   const toGray = planes === 1 && sourceChannels === 3 && options.color === "grayscale";
   const channels = toGray ? 1 : sourceChannels; // samples per pixel in the rows

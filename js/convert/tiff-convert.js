@@ -12,7 +12,7 @@ import path from "node:path";
 import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
-  ConvertError, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
+  ConvertError, argumentProblem, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
   fileSystemError, resolvePyramidOptions, roundUp,
 } from "./core.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
@@ -33,21 +33,21 @@ function resolveTiffOptions(options) {
   const known = new Set(["quality", "shard", "levels", "channelAxis", "name", "pixelSize", "unit", "restartIntervals",
     "trellis", "quantTable", "workers", "overwrite", "onProgress", "onWarning", "color", "subsampling", "chunk", "rescale"]);
   for (const key of Object.keys(options)) {
-    if (!known.has(key)) throw new ConvertError(`unknown option "${key}"`);
+    if (!known.has(key)) throw argumentProblem(`unknown option "${key}"`);
   }
-  if (options.rescale != null) throw new ConvertError("rescale applies to 16-bit input; this TIFF's tiles are 8-bit JPEG");
+  if (options.rescale != null) throw argumentProblem("rescale applies to 16-bit input; this TIFF's tiles are 8-bit JPEG");
   for (const key of ["color", "subsampling", "chunk"]) {
     if (options[key] != null) {
-      throw new ConvertError(`${key} applies to PNG and JPEG input; a TIFF's level 0 keeps its tiles (their size, colour space and subsampling)`);
+      throw argumentProblem(`${key} applies to PNG and JPEG input; a TIFF's level 0 keeps its tiles (their size, colour space and subsampling)`);
     }
   }
   const quality = options.quality ?? null;
   if (quality !== null && !(Number.isInteger(quality) && quality >= 1 && quality <= 100)) {
-    throw new ConvertError(`quality must be an integer from 1 to 100 (the jpeg codec's range), got ${JSON.stringify(quality)}`);
+    throw argumentProblem(`quality must be an integer from 1 to 100 (the jpeg codec's range), got ${JSON.stringify(quality)}`);
   }
   const shard = options.shard ?? null; // null: the default rule; 0: none
   if (shard !== null && !(Number.isInteger(shard) && shard >= 0)) {
-    throw new ConvertError(`shard must be 0 (no shards) or a positive multiple of the tile size, got ${JSON.stringify(shard)}`);
+    throw argumentProblem(`shard must be 0 (no shards) or a positive multiple of the tile size, got ${JSON.stringify(shard)}`);
   }
   return { quality, shard, ...resolvePyramidOptions(options) };
 }
@@ -206,7 +206,7 @@ export async function convertTiff(file, output, options, started = performance.n
     const levelShapes = [[height, width]];
     for (let [h, w] = [height, width]; opts.levels ? levelShapes.length < opts.levels : h > th || w > tw; ) {
       if (h === 1 && w === 1) {
-        throw new ConvertError(`levels ${opts.levels} is too many for a ${height}×${width} image (at most ${levelShapes.length}, down to 1×1)`);
+        throw argumentProblem(`levels ${opts.levels} is too many for a ${height}×${width} image (at most ${levelShapes.length}, down to 1×1)`);
       }
       h = Math.ceil(h / 2);
       w = Math.ceil(w / 2);
@@ -219,7 +219,7 @@ export async function convertTiff(file, output, options, started = performance.n
       if (opts.shard === null ? chunks[0] * chunks[1] > AUTO_SHARD_ABOVE : opts.shard > 0) {
         const side = opts.shard || null;
         if (side !== null && (side % chunk0[0] !== 0 || side % chunk0[1] !== 0)) {
-          throw new ConvertError(`shard ${side} is not a multiple of the tile size ${tw} × ${th}`);
+          throw argumentProblem(`shard ${side} is not a multiple of the tile size ${tw} × ${th}`);
         }
         const want = side ? [side, side] : [SHARD_CHUNKS * chunk[0], SHARD_CHUNKS * chunk[1]];
         shard = [Math.min(want[0], roundUp(h, chunk[0])), Math.min(want[1], roundUp(w, chunk[1]))];
@@ -454,7 +454,7 @@ export function parseRescale(value) {
   const m = typeof value === "string" ? /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(value) : null;
   const [min, max] = m ? [Number(m[1]), Number(m[2])] : [value?.min, value?.max];
   if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && max > min && max <= 65535)) {
-    throw new ConvertError(`rescale must be "auto" or "MIN:MAX" (integers, 0 ≤ MIN < MAX ≤ 65535), got ${JSON.stringify(value)}`);
+    throw argumentProblem(`rescale must be "auto" or "MIN:MAX" (integers, 0 ≤ MIN < MAX ≤ 65535), got ${JSON.stringify(value)}`);
   }
   return { min, max };
 }
@@ -469,7 +469,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
   }
   if (!sixteen) {
     checkBits(page, where);
-    if (rescale) throw new ConvertError(`rescale applies to 16-bit input; ${where} is 8-bit`);
+    if (rescale) throw argumentProblem(`rescale applies to 16-bit input; ${where} is 8-bit`);
   }
   const bytesPer = sixteen ? 2 : 1;
   if (!(page.compression in DECODED_COMPRESSIONS)) {

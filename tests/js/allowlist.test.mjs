@@ -593,7 +593,7 @@ describe("checkDataset", () => {
   });
 
   test("not a store: a TypeError naming what was given", async () => {
-    await assert.rejects(checkDataset(42), /expected a URL string or a store with get\(key\), got number 42/);
+    await assert.rejects(checkDataset(42), (e) => e instanceof TypeError && e.kind === "InvalidArgument" && /^zarr-jpeg check: checkDataset\(\) takes a URL string or a store with get\(key\), got number 42$/.test(e.message));
   });
 
   test("formatReport says whether the dataset conforms and lists what a reader needs", async () => {

@@ -633,7 +633,7 @@ test("CLI: --version prints package.json's version; help is --help; a file-syste
 
 test("convert() rejects a file-system error while writing as a ConvertError naming the output, its cause on .cause", async () => {
   await assert.rejects(convert({ data: new Uint8Array(16 * 16), shape: [16, 16] }, "/proc/nope.zarr"), (e) =>
-    e instanceof ConvertError && /^cannot write \/proc\/nope\.zarr: /.test(e.message) && typeof e.cause?.code === "string");
+    e instanceof ConvertError && /^zarr-jpeg convert: cannot write \/proc\/nope\.zarr: /.test(e.message) && e.kind === "OutputUnavailable" && typeof e.cause?.code === "string");
 });
 
 test("restart intervals: written in chunks taller than 64 rows by default, none with { restartIntervals: false } or --no-restart-intervals", async () => {

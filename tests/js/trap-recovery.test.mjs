@@ -57,7 +57,7 @@ test("a build that traps on purpose: each trap is one failed call, the next call
     const kind = round % 2 === 0 ? "panic" : "oom";
     assert.throws(
       () => pkg.validateConfig(`__zarr_jpeg_test_trap__:${kind}`),
-      (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && /trapped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError,
+      (e) => e instanceof Error && !(e instanceof WebAssembly.RuntimeError) && e.kind === "InstanceTrapped" && /^zarr-jpeg: the WebAssembly instance trapped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError,
       `round ${round} (${kind})`,
     );
     traps++;

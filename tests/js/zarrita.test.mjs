@@ -176,20 +176,21 @@ test("a corrupt chunk: zarr.get rejects with zarrita's wrapper, the codec's name
 
 // Before: TypeErrors of the engine's ("Cannot read properties of null (reading 'lossless')",
 // "(reading 'filter')", "(reading 'slice')") and a getter's own exception, unwrapped.
-test("codec constructors called directly with odd metadata or configurations throw jpeg: Errors naming the problem", async () => {
+test("codec constructors called directly with odd metadata or configurations throw Errors naming their codec and the problem", async () => {
   await init();
   const registry = new Map();
   register(registry);
   const Imagecodecs = await registry.get("imagecodecs_jpeg")();
   const meta = { dataType: "uint8", shape: [16, 16, 3] };
   const config = { quality: 90, encoded_color_space: "rgb" };
-  const named = (kind, pattern) => (e) => e instanceof Error && e.kind === kind && e.message.startsWith("jpeg: ") && pattern.test(e.message);
+  // each message names its codec first (docs/api.md, "Errors")
+  const named = (kind, pattern) => (e) => e instanceof Error && e.kind === kind && /^(jpeg|imagecodecs_jpeg): /.test(e.message) && pattern.test(e.message);
   const cases = [
-    [() => Imagecodecs.fromConfig(null, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration must be an object, got null$/)],
+    [() => Imagecodecs.fromConfig(null, meta), named("InvalidConfiguration", /^imagecodecs_jpeg: the configuration must be an object, got null$/)],
     [() => Imagecodecs.fromConfig("jpeg", meta), named("InvalidConfiguration", /must be an object, got "jpeg" \(a string\)/)],
-    [() => Imagecodecs.fromConfig({}, { dataType: "uint8" }), named("InvalidShape", /^jpeg: imagecodecs_jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
+    [() => Imagecodecs.fromConfig({}, { dataType: "uint8" }), named("InvalidShape", /^imagecodecs_jpeg: the chunk metadata's shape must be an array of integers ≥ 0, got undefined$/)],
     [() => Imagecodecs.fromConfig({}, null), named("InvalidConfiguration", /the chunk metadata must be an object with the chunk's shape, got null/)],
-    [() => Imagecodecs.fromConfig({ get lossless() { throw new Error("getter says no"); } }, meta), named("InvalidConfiguration", /^jpeg: imagecodecs_jpeg: the configuration could not be read: reading it threw: getter says no$/)],
+    [() => Imagecodecs.fromConfig({ get lossless() { throw new Error("getter says no"); } }, meta), named("InvalidConfiguration", /^imagecodecs_jpeg: the configuration could not be read: reading it threw: getter says no$/)],
     [() => Imagecodecs.fromConfig(new Proxy({}, { get() { throw new Error("proxy says no"); } }), meta), named("InvalidConfiguration", /reading it threw: proxy says no/)],
     [() => Imagecodecs.fromConfig({ colorspace_data: { toString() { throw new Error("no"); } } }, meta), named("InvalidConfiguration", /colorspace_data must be a colour space name or libjpeg J_COLOR_SPACE number, got an Object/)],
     [() => Imagecodecs.fromConfig({ bitspersample: Symbol("b") }, meta), named("InvalidConfiguration", /bitspersample Symbol\(b\) is not supported/)],
@@ -308,13 +309,13 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
     const registry = new Map();
     const expected = encodeMessage(encodeOptions);
     assert.ok(expected, `encode() accepts ${JSON.stringify(encodeOptions)}`);
-    assert.throws(() => api.register(registry, { encodeOptions }), (e) => e instanceof TypeError && e.message === `jpeg: register()'s encodeOptions: ${expected}`, JSON.stringify(encodeOptions));
+    assert.throws(() => api.register(registry, { encodeOptions }), (e) => e instanceof TypeError && e.message === `zarr-jpeg: register()'s encodeOptions: ${expected}`, JSON.stringify(encodeOptions));
     assert.equal(registry.size, 0);
   }
   // Refused by both, worded a little differently (encode() shows an array's items).
   for (const encodeOptions of [[], [true], new Map(), { trellis: {} }, { trellis: [true] }, { quantTable: ["flat"] }]) {
     assert.ok(encodeMessage(encodeOptions), `encode() accepts ${String(encodeOptions)}`);
-    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => /^jpeg: register\(\)'s encodeOptions: /.test(e.message));
+    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => /^zarr-jpeg: register\(\)'s encodeOptions: /.test(e.message));
   }
   // Options whose getter or Proxy trap throws: an error of the package's, naming what threw.
   const throwing = [
@@ -323,7 +324,7 @@ test("register() refuses encodeOptions that encode() would refuse, in encode()'s
   ];
   for (const encodeOptions of throwing) {
     assert.ok(encodeMessage(encodeOptions));
-    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => e instanceof TypeError && /^jpeg: register\(\)'s encodeOptions: the encode options could not be read: reading them threw: (getter|proxy) says no$/.test(e.message));
+    assert.throws(() => api.register(new Map(), { encodeOptions }), (e) => e instanceof TypeError && /^zarr-jpeg: register\(\)'s encodeOptions: the encode options could not be read: reading them threw: (getter|proxy) says no$/.test(e.message));
   }
   // Accepted by both: every table, both booleans, null for the defaults, undefined members.
   const accepted = [null, {}, { restartIntervals: false, trellis: true }, { trellis: undefined, quantTable: undefined },
@@ -360,7 +361,7 @@ test("register() refuses a wrong registry, unknown options, a worker count that 
   for (const [workerUrl, name] of [[42, "42"], [null, "null"], [{ href: "./worker.js" }, "an Object"], ["", "an empty string"], [new Blob([]), "a Blob"]]) {
     assert.throws(
       () => api.register(registry, { workers: 2, workerUrl }),
-      (e) => e instanceof TypeError && e.message === `jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${name}`,
+      (e) => e instanceof TypeError && e.message === `zarr-jpeg: register()'s workerUrl must be the worker script's URL, a non-empty string or a URL, got ${name}`,
       name,
     );
   }
