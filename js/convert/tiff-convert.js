@@ -18,6 +18,7 @@ import {
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
+import { imagePage } from "./tiff-image.js";
 
 const MAX_TILE_PIXELS = 2 ** 26; // a tile or strip of at most 64 Mpixels (8192² is 2^26)
 const MAX_JPEG_SIDE = 65535;
@@ -144,8 +145,10 @@ export async function convertTiff(file, output, options, started = performance.n
   const tracked = [];
   const track = (store) => (tracked.push(store), store);
   try {
-    const page = tiff.pages[0];
-    if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started);
+    const pageWarnings = [];
+    const page = imagePage(tiff, file, (w) => pageWarnings.push(w));
+    if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started, pageWarnings);
+    pageWarnings.forEach(warn);
     const opts = resolveTiffOptions(options);
     const color = checkJpegPage(page, file);
     let grid0;
@@ -459,7 +462,7 @@ export function parseRescale(value) {
   return { min, max };
 }
 
-async function convertDecodedTiff(tiff, page, file, output, options, started) {
+async function convertDecodedTiff(tiff, page, file, output, options, started, warnings = []) {
   const where = `${file}: ${page.label}`;
   let rescale = parseRescale(options.rescale);
   const sixteen = page.sampleFormat === 1 && page.bitsPerSample.every((b) => b === 16);
@@ -579,7 +582,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started) {
   const pixel = pixelSizeFromDescription(page.description);
   const sizeOptions = options.pixelSize == null && pixel ? { pixelSize: pixel.x, unit: options.unit ?? "micrometer" } : {};
   return convertRows({
-    file, height, width, channels: spp, planes: planesOut,
+    file, height, width, channels: spp, planes: planesOut, warnings,
     summary: { source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel }, ...(rescale ? { rescale } : {}) },
     rescale: rescale ? { dataType: "uint16", ...rescale } : null,
     readRows: async (onRows, { toGray }) => {
