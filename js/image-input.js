@@ -82,7 +82,8 @@ async function decodePng(bytes, name) {
   if (bitDepth === 16) {
     throw new ImageInputError(
       `${name} is a 16-bit ${PNG_COLOR_TYPES[colorType]} PNG; the jpeg codec stores 8-bit (uint8) samples only. ` +
-        "Convert it to 8 bits first (choosing the intensity window yourself), e.g. with ImageMagick: magick in.png -depth 8 out.png",
+        "An interlaced 16-bit PNG is not read (a non-interlaced one converts with --rescale): convert it to 8 bits first, " +
+          "e.g. with ImageMagick: magick in.png -depth 8 out.png",
     );
   }
   const { PNG } = await import("pngjs");

@@ -35,6 +35,18 @@ export class ConvertError extends Error {
 export const argumentProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "InvalidArgument", cause });
 export const outputProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "OutputUnavailable", cause });
 
+/** `rescale` as given ("auto", "MIN:MAX", or { min, max }) → "auto" | { min, max } | null. */
+export function parseRescale(value) {
+  if (value == null) return null;
+  if (value === "auto") return "auto";
+  const m = typeof value === "string" ? /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(value) : null;
+  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [value?.min, value?.max];
+  if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && max > min && max <= 65535)) {
+    throw argumentProblem(`rescale must be "auto" or "MIN:MAX" (integers, 0 ≤ MIN < MAX ≤ 65535), got ${JSON.stringify(value)}`);
+  }
+  return { min, max };
+}
+
 export { SUBSAMPLING };
 
 export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });

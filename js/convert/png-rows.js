@@ -2,9 +2,10 @@
 // streaming zlib inflate (never the whole image in memory, as pngjs holds it), each row
 // unfiltered (PNG spec §9: None, Sub, Up, Average, Paeth) against the one before.
 //
-// Handles 8-bit, non-interlaced PNGs (grayscale, RGB, palette, grayscale+alpha, RGBA);
-// `streamablePng` says whether a file is one. Others (interlaced, 1/2/4-bit) go through
-// the whole-image reader (js/image-input.js), 16-bit ones are refused there.
+// Handles 8- and 16-bit non-interlaced PNGs (grayscale, RGB, palette, grayscale+alpha,
+// RGBA; 16-bit samples mapped to 8 bits through a rescale window); `streamablePng` says
+// whether a file is one. Others (interlaced, 1/2/4-bit) go through the whole-image reader
+// (js/image-input.js), which refuses 16-bit ones.
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { ImageInputError } from "../image-input.js";
@@ -28,25 +29,90 @@ export function pngHeader(file) {
 
 /** The file is a PNG this module streams. */
 export function streamablePng(header) {
-  return header !== null && header.bitDepth === 8 && header.interlace === 0 && header.colorType in SAMPLES &&
+  const depth = header?.bitDepth === 8 || (header?.bitDepth === 16 && header.colorType !== 3);
+  return header !== null && depth && header.interlace === 0 && header.colorType in SAMPLES &&
     header.width >= 1 && header.height >= 1;
 }
 
 /**
  * Reads the PNG's rows: calls `await onRows(rows, n)` with up to `batch` rows at a time of
  * `channels` (1 or 3; alpha dropped, palette expanded, grayscale kept) samples per pixel.
- * Resolves to { opaque, hadAlpha } once every row has been delivered.
+ * A 16-bit PNG's samples are mapped to 8 bits through `rescale` ({ min, max }: the window
+ * mapped linearly to 0–255, as for 16-bit TIFFs). Resolves to { opaque, hadAlpha } once
+ * every row has been delivered.
  */
-export async function readPngRows(file, header, { toGray = false, batch = 16 }, onRows) {
-  const { width, height, colorType } = header;
+export async function readPngRows(file, header, { toGray = false, batch = 16, rescale = null }, onRows) {
+  const { width, colorType, bitDepth } = header;
   const inSamples = SAMPLES[colorType];
-  const stride = width * inSamples;
   const channels = toGray || colorType === 0 || colorType === 4 ? 1 : 3;
+  const out = new Uint8Array(batch * width * channels);
+  let outRows = 0;
+  let opaque = true;
+  const hasAlpha = inSamples === 2 || inSamples === 4;
+  let row8 = null;
+  let map = null;
+  if (bitDepth === 16) {
+    if (!rescale) throw new Error("internal: a 16-bit PNG needs a rescale window");
+    row8 = new Uint8Array(width * inSamples);
+    const { min, max } = rescale;
+    const scale = 255 / (max - min);
+    map = (v) => (v <= min ? 0 : v >= max ? 255 : Math.round((v - min) * scale));
+  }
+  const { transparency } = await scanRows(file, header, async (row, y, palette) => {
+    let samples = row;
+    if (row8) {
+      for (let i = 0, k = 0; i < row8.length; i++, k += 2) {
+        const v = (row[k] << 8) | row[k + 1];
+        const isAlpha = hasAlpha && i % inSamples === inSamples - 1;
+        if (isAlpha && v !== 65535) opaque = false;
+        row8[i] = isAlpha ? v >> 8 : map(v);
+      }
+      samples = row8;
+    } else if (hasAlpha) {
+      for (let i = inSamples - 1; i < samples.length; i += inSamples) if (samples[i] !== 255) opaque = false;
+    }
+    convertRow(samples, out, outRows * width * channels, width, colorType, channels, palette);
+    outRows++;
+    if (outRows === batch || y === header.height - 1) {
+      await onRows(out, outRows);
+      outRows = 0;
+    }
+  });
+  return { opaque, hadAlpha: hasAlpha || (colorType === 3 && transparency), channels };
+}
+
+/** The least and greatest colour sample (alpha left out) of a 16-bit PNG: a pass over its rows. */
+export async function pngSampleRange(file, header) {
+  const inSamples = SAMPLES[header.colorType];
+  const colour = inSamples === 2 || inSamples === 4 ? inSamples - 1 : inSamples;
+  let min = 65535;
+  let max = 0;
+  await scanRows(file, header, (row) => {
+    for (let i = 0, k = 0; k < row.length; i++, k += 2) {
+      if (i % inSamples >= colour) continue;
+      const v = (row[k] << 8) | row[k + 1];
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  });
+  return { min, max };
+}
+
+/**
+ * The PNG's rows in order, unfiltered: `await onRow(row, y, palette)` with the row's bytes as
+ * stored (valid until the call returns). Resolves to { transparency } (a tRNS chunk seen).
+ * An error thrown by onRow is passed on as it is.
+ */
+async function scanRows(file, header, onRow) {
+  const { width, height, colorType, bitDepth } = header;
+  const inSamples = SAMPLES[colorType];
+  const bytesPerSample = bitDepth === 16 ? 2 : 1;
+  const stride = width * inSamples * bytesPerSample;
   const fd = fs.openSync(file, "r");
   const size = fs.fstatSync(fd).size;
   const fail = (reason) => new ImageInputError(`${file}: ${reason}`);
   let palette = null;
-  let transparency = null;
+  let transparency = false;
   try {
     // chunks up to the first IDAT
     let at = 8;
@@ -109,24 +175,8 @@ export async function readPngRows(file, header, { toGray = false, batch = 16 }, 
     let filter = -1;
     let filled = 0;
     let y = 0;
-    const out = new Uint8Array(batch * width * channels);
-    let outRows = 0;
-    let opaque = true;
-    let sinkError = null; // an error of onRows: passed on as it is
-    const bpp = inSamples;
-    const finishRow = () => {
-      unfilter(filter, cur, prev, bpp);
-      const o = outRows * width * channels;
-      convertRow(cur, out, o, width, colorType, channels, palette);
-      if (inSamples === 2 || inSamples === 4) {
-        for (let i = inSamples - 1; i < stride; i += inSamples) if (cur[i] !== 255) opaque = false;
-      }
-      [prev, cur] = [cur, prev];
-      filter = -1;
-      filled = 0;
-      outRows++;
-      y++;
-    };
+    let sinkError = null; // an error of onRow: passed on as it is
+    const bpp = inSamples * bytesPerSample;
     try {
       for await (const piece of inflate) {
         let i = 0;
@@ -141,16 +191,17 @@ export async function readPngRows(file, header, { toGray = false, batch = 16 }, 
           filled += take;
           i += take;
           if (filled === stride) {
-            finishRow();
-            if (outRows === batch || y === height) {
-              try {
-                await onRows(out, outRows);
-              } catch (error) {
-                sinkError = { error };
-                throw error;
-              }
-              outRows = 0;
+            unfilter(filter, cur, prev, bpp);
+            try {
+              await onRow(cur, y, palette);
+            } catch (error) {
+              sinkError = { error };
+              throw error;
             }
+            [prev, cur] = [cur, prev];
+            filter = -1;
+            filled = 0;
+            y++;
           }
         }
         if (y === height) break;
@@ -166,7 +217,7 @@ export async function readPngRows(file, header, { toGray = false, batch = 16 }, 
     });
     if (inflateError && y < height) throw fail(`corrupt PNG data (zlib: ${inflateError.message})`);
     if (y < height) throw fail(`truncated PNG: the image data ends after ${y} of ${height} rows`);
-    return { opaque, hadAlpha: inSamples === 2 || inSamples === 4 || (colorType === 3 && Boolean(transparency)), channels };
+    return { transparency };
   } finally {
     fs.closeSync(fd);
   }

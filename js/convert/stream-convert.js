@@ -9,21 +9,39 @@ import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
   ConvertError, argumentProblem, resolveOptions, pyramidGrids, levelArrayMetadata, groupMetadata, chunkKey, prepareOutput, commitOutput,
-  fileSystemError,
+  fileSystemError, parseRescale,
 } from "./core.js";
 import { ImageInputError } from "../image-input.js";
 import { ChunkStore, LevelWriter } from "./pyramid.js";
-import { readPngRows } from "./png-rows.js";
+import { pngSampleRange, readPngRows } from "./png-rows.js";
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
 
 export async function convertPngStream(file, header, output, options, started = performance.now()) {
-  const { colorType } = header;
+  const { colorType, bitDepth } = header;
+  let rescale = parseRescale(options.rescale);
+  if (bitDepth === 16 && !rescale) {
+    throw new ConvertError(`${file} is a 16-bit ${PNG_COLOR_TYPES[colorType]} PNG: the samples are uint16; the jpeg codec stores uint8 (8-bit) samples only: ` +
+      "pass --rescale auto (map the image's own min–max to 0–255) or --rescale MIN:MAX");
+  }
+  if (bitDepth !== 16 && rescale) throw argumentProblem(`rescale applies to 16-bit input; ${file} is an 8-bit PNG`);
+  if (rescale === "auto") {
+    // a first pass over every row for the image's own range
+    try {
+      const { min, max } = await pngSampleRange(file, header);
+      rescale = { min, max: Math.max(max, min + 1) };
+    } catch (error) {
+      if (error instanceof ImageInputError) throw new ConvertError(error.message, { cause: error });
+      throw error;
+    }
+  }
   return convertRows({
     file, height: header.height, width: header.width,
     channels: colorType === 0 || colorType === 4 ? 1 : 3,
+    rescale: rescale ? { dataType: "uint16", ...rescale } : null,
+    summary: rescale ? { rescale } : undefined,
     readRows: async (onRows, { toGray }) => {
-      const alpha = await readPngRows(file, header, { toGray, batch: 16 }, onRows);
+      const alpha = await readPngRows(file, header, { toGray, batch: 16, rescale }, onRows);
       return alpha.hadAlpha
         ? [`${file} has an alpha channel (${PNG_COLOR_TYPES[colorType]}); JPEG has none, so alpha is dropped` +
           (alpha.opaque ? " (every pixel was opaque)" : " — transparent pixels keep their colour values, not a background")]

@@ -13,7 +13,7 @@ import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
   ConvertError, argumentProblem, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
-  fileSystemError, resolvePyramidOptions, roundUp,
+  fileSystemError, resolvePyramidOptions, roundUp, parseRescale,
 } from "./core.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
@@ -450,18 +450,6 @@ function checkBits(page, where) {
  * them decoded, then encoded like any image (the options' quality, colour, chunk), streamed
  * through the same pyramid as PNG input.
  */
-/** `rescale` as given ("auto", "MIN:MAX", or { min, max }) → "auto" | { min, max } | null. */
-export function parseRescale(value) {
-  if (value == null) return null;
-  if (value === "auto") return "auto";
-  const m = typeof value === "string" ? /^\s*(\d+)\s*:\s*(\d+)\s*$/.exec(value) : null;
-  const [min, max] = m ? [Number(m[1]), Number(m[2])] : [value?.min, value?.max];
-  if (!(Number.isInteger(min) && Number.isInteger(max) && min >= 0 && max > min && max <= 65535)) {
-    throw argumentProblem(`rescale must be "auto" or "MIN:MAX" (integers, 0 ≤ MIN < MAX ≤ 65535), got ${JSON.stringify(value)}`);
-  }
-  return { min, max };
-}
-
 async function convertDecodedTiff(tiff, page, file, output, options, started, warnings = []) {
   const where = `${file}: ${page.label}`;
   let rescale = parseRescale(options.rescale);

@@ -129,7 +129,7 @@ test("the package's sources throw only through the convention's helpers", () => 
       } else if (file.endsWith(".js") && entry.name !== "errors.js") {
         fs.readFileSync(file, "utf8").split("\n").forEach((line, i) => {
           // Internal invariants ("internal: …") are bugs, not errors a caller handles.
-          if (/\bnew (Error|TypeError|RangeError)\(/.test(line) && !/\(`internal: /.test(line)) offenders.push(`${path.relative(new URL(".", root).pathname, file)}:${i + 1}: ${line.trim()}`);
+          if (/\bnew (Error|TypeError|RangeError)\(/.test(line) && !/\(["`]internal: /.test(line)) offenders.push(`${path.relative(new URL(".", root).pathname, file)}:${i + 1}: ${line.trim()}`);
         });
       }
     }
