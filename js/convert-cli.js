@@ -50,7 +50,7 @@ options:
                      (default) | flat | ms-ssim | imagemagick | psnr-hvs | klein |
                      watson | ahumada | peterson (mozjpeg's -quant-table 0–8; flat:
                      fewest bytes at equal PSNR on colour; docs/api.md "Quantisation tables")
-  --rescale R        16-bit TIFF input: auto (the image's own min–max) or MIN:MAX,
+  --rescale R        16-bit TIFF or PNG input: auto (the image's own min–max) or MIN:MAX,
                      mapped linearly to 0–255 (recorded in the omero channels as
                      rescaled_from); without it 16-bit input is refused
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
