@@ -69,6 +69,8 @@ function checkSize(width, height, name) {
 }
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
+/** The largest PNG read whole (interlaced, or 1/2/4-bit): 64 Mi pixels, about 450 MB while read. */
+const MAX_WHOLE_PNG_PIXELS = 2 ** 26;
 
 async function decodePng(bytes, name) {
   if (bytes.length < 33) throw new ImageInputError(`${name}: truncated PNG (no IHDR chunk)`);
@@ -84,6 +86,16 @@ async function decodePng(bytes, name) {
       `${name} is a 16-bit ${PNG_COLOR_TYPES[colorType]} PNG; the jpeg codec stores 8-bit (uint8) samples only. ` +
         "An interlaced 16-bit PNG is not read (a non-interlaced one converts with --rescale): convert it to 8 bits first, " +
           "e.g. with ImageMagick: magick in.png -depth 8 out.png",
+    );
+  }
+  // Read whole (pngjs: RGBA, then our copy): about 7 bytes a pixel. Past this bound the
+  // streaming reader's cases (8/16-bit, not interlaced) are the way, so refuse before allocating.
+  const pixels = view.getUint32(16) * view.getUint32(20);
+  if (pixels > MAX_WHOLE_PNG_PIXELS) {
+    throw new ImageInputError(
+      `${name}: an interlaced or 1/2/4-bit PNG is read whole, and this one has ${(pixels / 1e6).toFixed(0)} megapixels ` +
+        `(more than ${MAX_WHOLE_PNG_PIXELS / 2 ** 20} Mi, about ${Math.ceil((pixels * 7) / 2 ** 30)} GiB to hold): ` +
+        "save it as an 8-bit non-interlaced PNG (streamed a band of rows at a time), e.g. with libvips: vips copy in.png out.png[interlace=false]",
     );
   }
   const { PNG } = await import("pngjs");

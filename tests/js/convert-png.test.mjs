@@ -1,4 +1,4 @@
-// 16-bit PNGs (written at test time by libpng through imagecodecs) stream a band of rows at a
+// PNGs the converter reads specially. 16-bit PNGs (written at test time by libpng through imagecodecs) stream a band of rows at a
 // time like 8-bit ones, mapped to 8 bits by --rescale: each sample equals libpng's decode
 // mapped by round((clamp(v, MIN, MAX) − MIN) · 255 / (MAX − MIN)) within JPEG's error, and
 // the window is recorded in the omero channels. Without --rescale they are refused by name.
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
 import { init, register } from "../../dist/index.js";
@@ -84,4 +84,18 @@ test("a 16-bit PNG without --rescale is refused, naming uint16 and --rescale; --
   await assert.rejects(convert(png8, at("refused8.zarr"), { rescale: "auto" }), (e) =>
     e instanceof ConvertError && e.kind === "InvalidArgument" && /rescale applies to 16-bit input; .* is an 8-bit PNG/.test(e.message));
   await assert.rejects(convert(at("gray16.png"), at("refused.zarr"), { rescale: "9:3" }), (e) => e instanceof ConvertError && /rescale must be/.test(e.message));
+});
+
+test("an interlaced PNG too large to read whole is refused by name before its pixels are allocated", () => {
+  // written by libvips: 9000 × 8000, Adam7-interlaced (a few kB: one flat colour)
+  execFileSync("vips", ["black", at("big.v"), "9000", "8000"]);
+  execFileSync("vips", ["copy", at("big.v"), `${at("big-interlaced.png")}[interlace=true]`]);
+  const cli = path.resolve("dist/cli.js");
+  const r = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, cli, "convert", at("big-interlaced.png"), at("big.zarr")], { encoding: "utf8" });
+  assert.equal(r.status, 1, r.stderr);
+  const lines = r.stderr.trim().split("\n");
+  assert.match(lines[0], /^zarr-jpeg convert: .*big-interlaced\.png: an interlaced or 1\/2\/4-bit PNG is read whole, and this one has 72 megapixels .*non-interlaced PNG/);
+  const peakKB = Number(lines.at(-1));
+  assert.ok(peakKB < 200 * 1024, `peak RSS ${peakKB} KB: the refusal came after allocating`);
+  assert.equal(fs.existsSync(at("big.zarr")), false);
 });
