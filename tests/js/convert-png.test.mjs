@@ -1,7 +1,9 @@
-// PNGs the converter reads specially. 16-bit PNGs (written at test time by libpng through imagecodecs) stream a band of rows at a
-// time like 8-bit ones, mapped to 8 bits by --rescale: each sample equals libpng's decode
-// mapped by round((clamp(v, MIN, MAX) − MIN) · 255 / (MAX − MIN)) within JPEG's error, and
-// the window is recorded in the omero channels. Without --rescale they are refused by name.
+// PNGs the converter reads specially. 16-bit PNGs (written at test time by libpng through
+// imagecodecs) stream a band of rows at a time like 8-bit ones, mapped to 8 bits by
+// --rescale: each sample equals libpng's decode mapped by
+// round((clamp(v, MIN, MAX) − MIN) · 255 / (MAX − MIN)) within JPEG's error, and the window is
+// recorded in the omero channels; without --rescale they are refused by name. PNGs read whole
+// (interlaced) are refused past a size bound before their pixels are allocated.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
