@@ -13,12 +13,16 @@
 // Prints a table (time, peak RSS, bytes written; ours ÷ libvips) and the targets: peak RSS
 // ≤ 512 MB, TIFF wall time ≤ vips dzsave, PNG ≤ 1.5× vips dzsave, RSS flat (±20 %) over the
 // TIFF sizes.
-//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--workers N] [--keep DIR]
+//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--workers N] [--keep DIR] [--publish]
+//
+// --publish commits the run: bench/convert-results.json and the table in bench/README.md
+// (bench/lib/convert-table.mjs renders both; a test checks they agree).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { convertTable, publish } from "./lib/convert-table.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
@@ -29,6 +33,7 @@ const sides = arg("--sides", "10000,26000,45000").split(",").filter(Boolean).map
 const pngSide = Number(arg("--png", "12000"));
 const workers = arg("--workers", null);
 const keep = arg("--keep", null);
+const publishRun = process.argv.includes("--publish");
 for (const tool of ["vips", "/usr/bin/time"]) {
   if (spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0) {
     console.error(`bench:convert needs ${tool} (Debian: libvips-tools, time); run npm run setup`);
@@ -80,10 +85,18 @@ const dz = (input, out) => {
   return { ...m, bytes: bytesUnder(`${out}_files`) };
 };
 
-console.log(`node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
-  `${execFileSync("vips", ["--version"], { encoding: "utf8" }).trim()}; zarr-jpeg convert --workers ${workers ?? "default"}\n`);
+const meta = {
+  date: new Date().toISOString(),
+  git: spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).stdout?.trim() || null,
+  nproc: os.availableParallelism(),
+  loadavgAtStart: os.loadavg(),
+  node: process.version,
+  vips: execFileSync("vips", ["--version"], { encoding: "utf8" }).trim(),
+  workers,
+};
+console.log(`node ${meta.node}, ${meta.nproc} CPUs, load ${meta.loadavgAtStart.map((l) => l.toFixed(1)).join(" ")}; ` +
+  `${meta.vips}; zarr-jpeg convert --workers ${workers ?? "default"}\n`);
 const rows = [];
-const rss = [];
 try {
   for (const side of sides) {
     const reps = Math.ceil(side / 512);
@@ -103,8 +116,7 @@ try {
     rm(path.join(dir, "ours.zarr"));
     const b = dz(tif, path.join(dir, "dz"));
     rm(path.join(dir, "dz_files"));
-    rows.push([`JPEG-tiled BigTIFF ${side}² (${mp.toFixed(0)} MP, ${(fs.statSync(tif).size / 1e6).toFixed(0)} MB)`, a, b, 1]);
-    rss.push([mp, a.rssMB]);
+    rows.push({ input: `JPEG-tiled BigTIFF ${side}² (${mp.toFixed(0)} MP, ${(fs.statSync(tif).size / 1e6).toFixed(0)} MB)`, megapixels: mp, ours: a, vips: b, timeLimit: 1 });
     if (!keep) rm(tif);
   }
   if (pngSide > 0) {
@@ -120,24 +132,15 @@ try {
     rm(path.join(dir, "ours.zarr"));
     const b = dz(png, path.join(dir, "dz"));
     rm(path.join(dir, "dz_files"));
-    rows.push([`PNG ${pngSide}² (${(fs.statSync(png).size / 1e6).toFixed(0)} MB)`, a, b, 1.5]);
+    rows.push({ input: `PNG ${pngSide}² (${(fs.statSync(png).size / 1e6).toFixed(0)} MB)`, megapixels: null, ours: a, vips: b, timeLimit: 1.5 });
   }
 } finally {
   if (!keep) rm(dir);
 }
 
-const f1 = (x) => x.toFixed(1);
-console.log("| input | ours s | vips dzsave s | ours ÷ vips time | ours peak RSS MB | vips peak RSS MB | ours MB written | vips MB written | time target | RSS ≤ 512 MB |");
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |");
-for (const [name, a, b, limit] of rows) {
-  const ratio = a.seconds / b.seconds;
-  console.log(`| ${name} | ${f1(a.seconds)} | ${f1(b.seconds)} | ${ratio.toFixed(2)} | ${a.rssMB.toFixed(0)} | ${b.rssMB.toFixed(0)} | ` +
-    `${f1(a.bytes / 1e6)} | ${f1(b.bytes / 1e6)} | ${ratio <= limit ? "met" : "MISSED"} (≤ ${limit}×) | ${a.rssMB <= 512 ? "met" : "MISSED"} |`);
-}
-if (rss.length > 1) {
-  const values = rss.map(([, r]) => r);
-  const mid = (Math.max(...values) + Math.min(...values)) / 2;
-  const spread = (Math.max(...values) - Math.min(...values)) / 2 / mid;
-  console.log(`\npeak RSS over ${rss.map(([mp]) => mp.toFixed(0) + " MP").join(", ")}: ${values.map((v) => v.toFixed(0)).join(", ")} MB: ` +
-    `±${(spread * 100).toFixed(0)} % (${spread <= 0.2 ? "flat: met" : "MISSED"}, target ±20 %)`);
+const results = { meta, rows };
+console.log(convertTable(results));
+if (publishRun) {
+  publish(results);
+  console.log("\nwrote bench/convert-results.json and bench/README.md's converter table");
 }

@@ -30,3 +30,17 @@ test("a figure changed by hand is caught", () => {
   assert.notEqual(edited, readme, "the section has a figure to edit");
   assert.notEqual(withTables(edited, results), edited);
 });
+
+test("the converter table in bench/README.md and README.md is that of bench/convert-results.json", async () => {
+  const { CONVERT_RESULTS, CONVERT_READMES, withConvertSection, convertSection } = await import("../../bench/lib/convert-table.mjs");
+  const run = JSON.parse(fs.readFileSync(CONVERT_RESULTS, "utf8"));
+  for (const file of CONVERT_READMES) {
+    const text = fs.readFileSync(file, "utf8");
+    assert.equal(withConvertSection(text, run), text, `${file}: run \`node bench/convert-wsi.mjs --publish\``);
+  }
+  const section = convertSection(run);
+  for (const row of run.rows) assert.ok(section.includes(`| ${row.input} |`), row.input);
+  const edited = readme.replace(section, section.replace(/\| (\d+)\.(\d) \| (\d+)\.(\d) \|/, (_, a, b, c, d) => `| ${a}.${(Number(b) + 1) % 10} | ${c}.${d} |`));
+  assert.notEqual(edited, readme, "the section has a figure to edit");
+  assert.notEqual(withConvertSection(edited, run), edited, "a figure edited by hand is caught");
+});
