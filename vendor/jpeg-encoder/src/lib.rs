@@ -29,7 +29,8 @@
     forbid(unsafe_code)
 )]
 
-#[cfg(feature = "std")]
+// [zarr-jpeg patch] also for the x86-64 kernels' run-time CPU detection (`simd`)
+#[cfg(any(feature = "std", all(feature = "simd", target_arch = "x86_64")))]
 extern crate std;
 
 extern crate alloc;
