@@ -358,18 +358,23 @@ fn split_row3_simd(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     unsafe { commit3(buffers, n) }
 }
 
-/// `rgb_row_to_ycbcr_simd` where SSE4.1 is available, else the scalar conversion.
+/// `rgb_row_to_ycbcr_simd` where SSE4.1 is available, else the scalar conversion. (The
+/// encoder picks these adapters only where it is: the fallbacks keep them sound anyway.)
 pub(crate) fn rgb_row_to_ycbcr(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
     if available() {
         // SAFETY: SSE4.1 is available (checked above).
         unsafe { rgb_row_to_ycbcr_simd(line, buffers) }
     } else {
-        for px in line.chunks_exact(3) {
-            let (y, cb, cr) = rgb_to_ycbcr(px[0], px[1], px[2]);
-            buffers[0].push(y);
-            buffers[1].push(cb);
-            buffers[2].push(cr);
-        }
+        rgb_row_to_ycbcr_scalar(line, buffers)
+    }
+}
+
+fn rgb_row_to_ycbcr_scalar(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
+    for px in line.chunks_exact(3) {
+        let (y, cb, cr) = rgb_to_ycbcr(px[0], px[1], px[2]);
+        buffers[0].push(y);
+        buffers[1].push(cb);
+        buffers[2].push(cr);
     }
 }
 
@@ -379,11 +384,15 @@ pub(crate) fn split_row3(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
         // SAFETY: SSE4.1 is available (checked above).
         unsafe { split_row3_simd(line, buffers) }
     } else {
-        for px in line.chunks_exact(3) {
-            buffers[0].push(px[0]);
-            buffers[1].push(px[1]);
-            buffers[2].push(px[2]);
-        }
+        split_row3_scalar(line, buffers)
+    }
+}
+
+fn split_row3_scalar(line: &[u8], buffers: &mut [Vec<u8>; 4]) {
+    for px in line.chunks_exact(3) {
+        buffers[0].push(px[0]);
+        buffers[1].push(px[1]);
+        buffers[2].push(px[2]);
     }
 }
 
@@ -1040,6 +1049,25 @@ mod tests {
             }
             assert_eq!(ours, expected, "{n} pixels");
             assert_eq!(split, expected_split, "{n} pixels");
+            // the fallbacks (CPUs without SSE4.1) and the crate's own adapters
+            let mut fallback: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            let mut fallback_split: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            rgb_row_to_ycbcr_scalar(&line, &mut fallback);
+            split_row3_scalar(&line, &mut fallback_split);
+            assert_eq!(fallback, expected, "{n} pixels");
+            assert_eq!(fallback_split, expected_split, "{n} pixels");
+            let mut adapter: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            let mut adapter_split: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            let mut simd_adapter: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            let mut simd_adapter_split: [Vec<u8>; 4] = [vec![1], vec![2], vec![3], vec![]];
+            crate::image_buffer::RgbImage(&line, n as u16, 1).fill_buffers(0, &mut adapter);
+            crate::image_buffer::YCbCrImage(&line, n as u16, 1).fill_buffers(0, &mut adapter_split);
+            RgbImageSimd(&line, n as u16, 1).fill_buffers(0, &mut simd_adapter);
+            YCbCrImageSimd(&line, n as u16, 1).fill_buffers(0, &mut simd_adapter_split);
+            assert_eq!(adapter, expected, "{n} pixels");
+            assert_eq!(adapter_split, expected_split, "{n} pixels");
+            assert_eq!(simd_adapter, expected, "{n} pixels");
+            assert_eq!(simd_adapter_split, expected_split, "{n} pixels");
         }
     }
 }
