@@ -895,7 +895,7 @@ mod tests {
         }
         let mut rng = Rng(0x1234_5678_9ABC_DEF1);
         for block in sample_blocks(&mut rng, 100_000) {
-            let (mut ours, mut scalar) = (block.clone(), block.clone());
+            let (mut ours, mut scalar) = (block, block);
             X86SimdOperations::fdct(&mut ours);
             crate::fdct::fdct(&mut scalar);
             assert_eq!(ours.data, scalar.data, "input {:?}", block.data);
