@@ -150,7 +150,8 @@ fn encode_block_simd(
     table: &QuantizationTable,
     trellis: BlockTrellis,
 ) -> AlignedBlock {
-    let rows = fdct_rows(block_rows(data, start_x, start_y, h, v, width));
+    // SAFETY: SSE4.1 is available (this function is compiled for it, its caller checked).
+    let rows = fdct_rows(unsafe { block_rows(data, start_x, start_y, h, v, width) });
     if let Some(costs) = trellis {
         // the FDCT output in natural order, trellis-quantised
         let mut block = AlignedBlock::default();
@@ -159,7 +160,8 @@ fn encode_block_simd(
         }
         return crate::trellis::quantize(&block, table, costs);
     }
-    let coefficients = quantize_rows(rows, table);
+    // SAFETY: as above.
+    let coefficients = unsafe { quantize_rows(rows, table) };
     let mut q_block = AlignedBlock::default();
     for (k, v) in coefficients.into_iter().enumerate() {
         store_row(&mut q_block.data, k, v);
@@ -471,21 +473,33 @@ fn get_block_averaged_simd(
         return crate::encoder::get_block_averaged(data, start_x, start_y, h, v, width);
     }
     let mut block = AlignedBlock::default();
-    for (y, row) in block_rows(data, start_x, start_y, h, v, width).into_iter().enumerate() {
+    // SAFETY: SSE4.1 is available (this function is compiled for it, its caller checked).
+    let rows = unsafe { block_rows(data, start_x, start_y, h, v, width) };
+    for (y, row) in rows.into_iter().enumerate() {
         store_row(&mut block.data, y, row);
     }
     block
 }
 
 /// The rows of `get_block_averaged_simd` in registers; `h`, `v` ∈ {1, 2, 4}.
-#[inline]
-#[target_feature(enable = "sse4.1")]
-fn block_rows(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, width: usize) -> [__m128i; 8] {
-    match (h, v) {
-        (1, 1) => block_rows_hv::<1, 1>(data, start_x, start_y, width),
-        (2, 2) => block_rows_hv::<2, 2>(data, start_x, start_y, width),
-        (2, 1) => block_rows_hv::<2, 1>(data, start_x, start_y, width),
-        _ => block_rows_any(data, start_x, start_y, h, v, width),
+///
+/// Always inlined, as `quantize_rows` is: as `#[inline]` `target_feature` functions LLVM
+/// left both as calls passing the eight rows through memory (9–12 % of a colour or grayscale
+/// encode). `#[inline(always)]` cannot be combined with `#[target_feature]`, so these two are
+/// `unsafe` functions without it, inlined into their `target_feature` callers.
+///
+/// # Safety
+/// The CPU must have SSE4.1 (every caller is a `target_feature(enable = "sse4.1")` function).
+#[inline(always)]
+unsafe fn block_rows(data: &[u8], start_x: usize, start_y: usize, h: usize, v: usize, width: usize) -> [__m128i; 8] {
+    // SAFETY: SSE4.1 is available (by the caller).
+    unsafe {
+        match (h, v) {
+            (1, 1) => block_rows_hv::<1, 1>(data, start_x, start_y, width),
+            (2, 2) => block_rows_hv::<2, 2>(data, start_x, start_y, width),
+            (2, 1) => block_rows_hv::<2, 1>(data, start_x, start_y, width),
+            _ => block_rows_any(data, start_x, start_y, h, v, width),
+        }
     }
 }
 
@@ -779,7 +793,9 @@ fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, table: &Quant
     for (y, row) in rows.iter_mut().enumerate() {
         *row = load_row(&block.data, y);
     }
-    for (k, v) in quantize_rows(rows, table).into_iter().enumerate() {
+    // SAFETY: SSE4.1 is available (this function is compiled for it, its caller checked).
+    let coefficients = unsafe { quantize_rows(rows, table) };
+    for (k, v) in coefficients.into_iter().enumerate() {
         store_row(&mut q_block.data, k, v);
     }
 }
@@ -789,23 +805,28 @@ fn quantize_simd(block: &AlignedBlock, q_block: &mut AlignedBlock, table: &Quant
 /// and reciprocal < 2^15, so the product P < 2^31 and P >> 15 is its high 16 bits
 /// (`pmulhuw`) shifted left once with bit 15 of its low 16 bits (`pmullw`) shifted in;
 /// the quotient is < 2^15.
-#[inline]
-#[target_feature(enable = "sse4.1")]
-fn quantize_rows(rows: [__m128i; 8], table: &QuantizationTable) -> [__m128i; 8] {
+///
+/// # Safety
+/// The CPU must have SSE4.1 (always inlined into `target_feature` callers, see `block_rows`).
+#[inline(always)]
+unsafe fn quantize_rows(rows: [__m128i; 8], table: &QuantizationTable) -> [__m128i; 8] {
     let (recip, corr) = table.simd_tables();
-    let mut natural = [_mm_setzero_si128(); 8];
-    for k in 0..8 {
-        let x = rows[k];
-        let sign = _mm_srai_epi16::<15>(x);
-        let t = _mm_add_epi16(_mm_abs_epi16(x), load_row(corr, k));
-        let r = load_row(recip, k);
-        let q = _mm_or_si128(
-            _mm_slli_epi16::<1>(_mm_mulhi_epu16(t, r)),
-            _mm_srli_epi16::<15>(_mm_mullo_epi16(t, r)),
-        );
-        natural[k] = _mm_sub_epi16(_mm_xor_si128(q, sign), sign);
+    // SAFETY: SSE4.1 is available (by the caller).
+    unsafe {
+        let mut natural = [_mm_setzero_si128(); 8];
+        for k in 0..8 {
+            let x = rows[k];
+            let sign = _mm_srai_epi16::<15>(x);
+            let t = _mm_add_epi16(_mm_abs_epi16(x), load_row(corr, k));
+            let r = load_row(recip, k);
+            let q = _mm_or_si128(
+                _mm_slli_epi16::<1>(_mm_mulhi_epu16(t, r)),
+                _mm_srli_epi16::<15>(_mm_mullo_epi16(t, r)),
+            );
+            natural[k] = _mm_sub_epi16(_mm_xor_si128(q, sign), sign);
+        }
+        zigzag(natural)
     }
-    zigzag(natural)
 }
 
 // ---------------------------------------------------------------- entropy coding help
