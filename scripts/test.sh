@@ -17,8 +17,9 @@ step "native Rust tests (cargo test)"
 cargo test
 step "without the full-decoder feature (the npm reader and writer modules' build): progressive streams defer"
 cargo test --no-default-features --features encoder --test full_decoder
-step "the vendored jpeg-encoder's own unit tests (with our patches' reference tests, vendor/PATCHES.md)"
-(cd vendor/jpeg-encoder && CARGO_TARGET_DIR="$OLDPWD/target/vendor-jpeg-encoder" cargo test --lib)
+step "the vendored jpeg-encoder's own unit tests (with our patches' reference tests, vendor/PATCHES.md; with \`simd\`, its x86-64 kernels against the scalar code)"
+(cd vendor/jpeg-encoder && CARGO_TARGET_DIR="$OLDPWD/target/vendor-jpeg-encoder" cargo test --lib &&
+  CARGO_TARGET_DIR="$OLDPWD/target/vendor-jpeg-encoder" cargo test --lib --features simd)
 step "wasm tests in Node and headless Chromium (cargo test --target wasm32-unknown-unknown)"
 cargo test --target wasm32-unknown-unknown
 step "wasm SIMD kernels against the scalar code, in Node (cargo test with +simd128)"

@@ -1,18 +1,21 @@
-//! The encoder's WebAssembly `simd128` kernels (vendor/jpeg-encoder/src/wasm_simd.rs)
-//! against its scalar code, in the same module: every mode, all eight baseline sampling
-//! schemes, odd and tiny sizes (tails narrower than a vector), flat 0 and 255, stripes,
-//! checkerboards and noise, at several qualities must give the same bytes. Built without
-//! `+simd128` both sides run the scalar code and the test checks nothing new.
+//! The encoder's SIMD kernels against its scalar code, in the same build: WebAssembly
+//! `simd128` (vendor/jpeg-encoder/src/wasm_simd.rs, in `--test wasm_node` built with
+//! `+simd128`) and x86-64 SSE4.1 (vendor/jpeg-encoder/src/x86_simd.rs, natively through
+//! `tests/encode_identity/main.rs`, where the CPU has SSE4.1): every mode, all eight baseline
+//! sampling schemes, odd and tiny sizes (tails narrower than a vector), flat 0 and 255,
+//! stripes, checkerboards and noise, at several qualities must give the same bytes. Built
+//! without either kernel set, both sides run the scalar code and the test checks nothing new.
 
 use crate::common::{
     config, pattern_chunk, pattern_image as image, BASELINE_SCHEMES, ENCODER_COLOUR_TYPES,
 };
+#[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test;
 use zarr_jpeg::testing::{encode_scalar_reference, encode_scalar_reference_with_options};
 use zarr_jpeg::JpegConfig;
 use zarr_jpeg::{encode, encode_from_with_options, EncodeOptions, QuantTable};
 
-fn modes() -> Vec<(String, usize)> {
+pub fn modes() -> Vec<(String, usize)> {
     let mut modes = Vec::new();
     for (h, v) in BASELINE_SCHEMES {
         for decoded in ["rgb", "ycbcr"] {
@@ -31,7 +34,7 @@ fn modes() -> Vec<(String, usize)> {
 
 /// Encodes with the SIMD kernels and with the scalar reference and asserts the same bytes;
 /// `what` names the case in the failure message.
-fn assert_simd_matches_scalar(
+pub fn assert_simd_matches_scalar(
     config: &JpegConfig,
     data: &[u8],
     shape: &[u64],
@@ -47,7 +50,8 @@ fn assert_simd_matches_scalar(
     );
 }
 
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn simd_kernels_write_the_same_bytes_as_the_scalar_code() {
     let sizes = [
         (1, 1),
@@ -85,7 +89,8 @@ fn simd_kernels_write_the_same_bytes_as_the_scalar_code() {
 /// extraction and FDCT kernels: the same bytes as the scalar code in every mode, with and
 /// without restart intervals (the 150-row images have them), on the synthetic patterns
 /// (noise, flat, stripes, gradients, DCT basis functions: every zig-zag position).
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn trellis_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
     let mut cases = 0;
     for (mode, channels) in modes() {
@@ -115,7 +120,8 @@ fn trellis_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
 /// Every quantisation table (`EncodeOptions::quant_table`), with and without trellis: the
 /// SIMD quantiser's 16-bit reciprocals serve every table's steps (1–255, times 8) exactly as
 /// the scalar code does, in every mode (`rgb`: the luma table for all three channels).
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn every_quantisation_table_writes_the_same_bytes_with_simd_kernels_as_with_the_scalar_code() {
     let mut cases = 0;
     for (_, quant_table) in QuantTable::ALL {
@@ -145,7 +151,8 @@ fn every_quantisation_table_writes_the_same_bytes_with_simd_kernels_as_with_the_
 /// The vendored encoder's other paths, which the codec does not use but which run the same
 /// kernels in simd128 builds: progressive, standard Huffman tables (the unbuffered
 /// interleaved writer), restart intervals, `Nearest` chroma, every input colour type.
-#[wasm_bindgen_test]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test)]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
 fn simd_kernels_match_the_scalar_code_on_every_encoder_path() {
     use jpeg_encoder::{ChromaSubsamplingMethod, Encoder, SamplingFactor};
 

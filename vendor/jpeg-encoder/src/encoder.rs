@@ -486,11 +486,19 @@ impl<W: JfifWrite> Encoder<W> {
     }
 
     /// [zarr-jpeg patch] Encode with the scalar code even in builds with SIMD kernels
-    /// (WebAssembly `simd128`), so tests can check that both write the same bytes. In such
-    /// builds it has an effect only with the feature `scalar-reference`.
+    /// (WebAssembly `simd128`, x86-64 with the feature `simd`), so tests can check that both
+    /// write the same bytes. In `simd128` builds it has an effect only with the feature
+    /// `scalar-reference`; x86-64 builds keep the scalar code anyway (for CPUs without SSE4.1).
     #[doc(hidden)]
     pub fn set_scalar_reference(&mut self, scalar: bool) {
         self.scalar_reference = scalar;
+    }
+
+    /// [zarr-jpeg patch] Whether this encode runs the x86-64 SSE4.1 kernels: the CPU has
+    /// SSE4.1 (std caches the answer) and the scalar reference was not asked for.
+    #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+    fn x86_simd(&self) -> bool {
+        !self.scalar_reference && crate::x86_simd::available()
     }
 
     /// [zarr-jpeg patch] Rate–distortion-optimised ("trellis") quantisation of the AC
@@ -520,37 +528,17 @@ impl<W: JfifWrite> Encoder<W> {
             });
         }
 
-        #[cfg(all(feature = "simd", any(target_arch = "x86", target_arch = "x86_64")))]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                use crate::avx2::*;
-
-                return match color_type {
-                    ColorType::Luma => self
-                        .encode_image_internal::<_, AVX2Operations>(GrayImage(data, width, height)),
-                    ColorType::Rgb => self.encode_image_internal::<_, AVX2Operations>(
-                        RgbImageAVX2(data, width, height),
-                    ),
-                    ColorType::Rgba => self.encode_image_internal::<_, AVX2Operations>(
-                        RgbaImageAVX2(data, width, height),
-                    ),
-                    ColorType::Bgr => self.encode_image_internal::<_, AVX2Operations>(
-                        BgrImageAVX2(data, width, height),
-                    ),
-                    ColorType::Bgra => self.encode_image_internal::<_, AVX2Operations>(
-                        BgraImageAVX2(data, width, height),
-                    ),
-                    ColorType::Ycbcr => self.encode_image_internal::<_, AVX2Operations>(
-                        YCbCrImage(data, width, height),
-                    ),
-                    ColorType::Cmyk => self
-                        .encode_image_internal::<_, AVX2Operations>(CmykImage(data, width, height)),
-                    ColorType::CmykAsYcck => self.encode_image_internal::<_, AVX2Operations>(
-                        CmykAsYcckImage(data, width, height),
-                    ),
-                    ColorType::Ycck => self
-                        .encode_image_internal::<_, AVX2Operations>(YcckImage(data, width, height)),
-                };
+        // [zarr-jpeg patch] x86-64 SSE4.1 kernels (feature `simd`, chosen at run time) and
+        // their row adapters; other colour types take the scalar adapters with the block
+        // kernels (`encode_image`). Upstream's AVX2 path wrote other bytes than the scalar code.
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if self.x86_simd() {
+            use crate::x86_simd::*;
+            match color_type {
+                ColorType::Luma => return self.encode_image(GrayImageSimd(data, width, height)),
+                ColorType::Rgb => return self.encode_image(RgbImageSimd(data, width, height)),
+                ColorType::Ycbcr => return self.encode_image(YCbCrImageSimd(data, width, height)),
+                _ => {}
             }
         }
 
@@ -641,14 +629,13 @@ impl<W: JfifWrite> Encoder<W> {
             };
         }
 
-        #[cfg(all(feature = "simd", any(target_arch = "x86", target_arch = "x86_64")))]
-        if std::is_x86_feature_detected!("avx2") {
-            use crate::avx2::*;
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if self.x86_simd() {
+            use crate::x86_simd::*;
             match color_type {
-                ColorType::Rgb => return fill!(RgbImageAVX2),
-                ColorType::Rgba => return fill!(RgbaImageAVX2),
-                ColorType::Bgr => return fill!(BgrImageAVX2),
-                ColorType::Bgra => return fill!(BgraImageAVX2),
+                ColorType::Luma => return fill!(GrayImageSimd),
+                ColorType::Rgb => return fill!(RgbImageSimd),
+                ColorType::Ycbcr => return fill!(YCbCrImageSimd),
                 _ => {}
             }
         }
@@ -679,12 +666,9 @@ impl<W: JfifWrite> Encoder<W> {
 
     /// Encode an image
     pub fn encode_image<I: ImageBuffer>(self, image: I) -> Result<(), EncodingError> {
-        #[cfg(all(feature = "simd", any(target_arch = "x86", target_arch = "x86_64")))]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                use crate::avx2::*;
-                return self.encode_image_internal::<_, AVX2Operations>(image);
-            }
+        #[cfg(all(feature = "simd", target_arch = "x86_64"))]
+        if self.x86_simd() {
+            return self.encode_image_internal::<_, crate::x86_simd::X86SimdOperations>(image);
         }
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         if !self.scalar_reference {

@@ -23,19 +23,23 @@
 //! # }
 
 #![no_std]
-// [zarr-jpeg patch] the wasm simd128 kernels need unsafe for vector loads and stores.
+// [zarr-jpeg patch] the SIMD kernels (wasm simd128, x86-64) need unsafe for vector loads and stores.
 #![cfg_attr(
     not(any(feature = "simd", all(target_arch = "wasm32", target_feature = "simd128"))),
     forbid(unsafe_code)
 )]
 
-#[cfg(feature = "std")]
+// [zarr-jpeg patch] also for the x86-64 kernels' run-time CPU detection (`simd`)
+#[cfg(any(feature = "std", all(feature = "simd", target_arch = "x86_64")))]
 extern crate std;
 
 extern crate alloc;
 extern crate core;
 
-#[cfg(all(feature = "simd", any(target_arch = "x86", target_arch = "x86_64")))]
+// [zarr-jpeg patch] upstream's AVX2 kernels write other bytes than the scalar code; the
+// `simd` feature runs `x86_simd` instead. They stay compiled for the `benchmark` exports.
+#[cfg(all(feature = "simd", feature = "benchmark", any(target_arch = "x86", target_arch = "x86_64")))]
+#[allow(dead_code)]
 mod avx2;
 mod encoder;
 mod error;
@@ -52,6 +56,10 @@ mod writer;
 // [zarr-jpeg patch] WebAssembly simd128 kernels, chosen at compile time.
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
+// [zarr-jpeg patch] x86-64 SSE4.1 kernels (feature `simd`), chosen at run time,
+// bit-identical to the scalar code.
+#[cfg(all(feature = "simd", target_arch = "x86_64"))]
+mod x86_simd;
 
 pub use encoder::{ChromaSubsamplingMethod, ColorType, Encoder, JpegColorType, SamplingFactor};
 pub use error::EncodingError;

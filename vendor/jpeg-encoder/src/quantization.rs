@@ -211,10 +211,11 @@ pub struct QuantizationTable {
     table: [NonZeroU16; 64],
     reciprocals: [i32; 64],
     corrections: [i32; 64],
-    // [zarr-jpeg patch] the same reciprocals and corrections in 16-bit lanes (both < 2^15)
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    // [zarr-jpeg patch] the same reciprocals and corrections in 16-bit lanes (both < 2^15),
+    // for the SIMD quantisers (wasm simd128, x86-64 SSE4.1)
+    #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
     reciprocals16: [i16; 64],
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
     corrections16: [i16; 64],
 }
 
@@ -243,9 +244,9 @@ impl QuantizationTable {
             table,
             reciprocals: [0; 64],
             corrections: [0; 64],
-            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
             reciprocals16: [0; 64],
-            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
             corrections16: [0; 64],
         };
         for i in 0..64 {
@@ -263,7 +264,7 @@ impl QuantizationTable {
             }
             q.reciprocals[i] = reciprocal;
             q.corrections[i] = correction;
-            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
             {
                 q.reciprocals16[i] = reciprocal as i16;
                 q.corrections16[i] = correction as i16;
@@ -272,8 +273,8 @@ impl QuantizationTable {
         q
     }
 
-    /// [zarr-jpeg patch] Reciprocals and corrections for the simd128 quantiser.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    /// [zarr-jpeg patch] Reciprocals and corrections for the SIMD quantisers.
+    #[cfg(any(all(target_arch = "wasm32", target_feature = "simd128"), all(feature = "simd", target_arch = "x86_64")))]
     pub(crate) fn simd_tables(&self) -> (&[i16; 64], &[i16; 64]) {
         (&self.reciprocals16, &self.corrections16)
     }
