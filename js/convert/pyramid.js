@@ -1,12 +1,20 @@
-// The streaming pyramid: level 0 arrives a band of rows at a time (a row of tiles), and
-// every level keeps only what it has not yet written — at most one chunk row of samples
-// plus one odd row waiting for its pair — so memory does not grow with the image.
+// The streaming pyramid, two ways:
+//
+//   - walkQuadtree (JPEG-tiled TIFFs): depth-first over the tiles in Z-order, a level-L block
+//     of one tile's size being the 2×2 average of the four level-(L−1) blocks below it. At
+//     most one block per level is being filled, plus IN_FLIGHT tiles decoded ahead and
+//     IN_FLIGHT chunks being encoded: memory does not depend on the image's size at all.
+//   - LevelWriter (PNG, strips, LZW/Deflate tiles, JPEG tiles of an odd size): level 0 arrives
+//     a band of rows at a time, and every level keeps only what it has not yet written — at
+//     most one chunk row of samples plus one odd row waiting for its pair — so memory does
+//     not grow with the image's height (the bands grow with its width).
 //
 //   level n+1 = level n averaged over 2×2 areas (rounded mean; a last odd row or column
 //   averages what there is), exactly as convert.js's downsample2x does for a whole level.
 //
-// Chunks are stored as they are made: one file each, or gathered into the shards of the
-// current shard row and written when that shard row is complete.
+// Chunks are stored as they are made (ChunkStore): one file each, or appended to their shard's
+// file in row-major order, the shard closed when all its chunks are in (in Z-order, only the
+// shards being walked through are open; row by row, one shard row).
 import fs from "node:fs";
 import path from "node:path";
 import { crc32c } from "./core.js";
@@ -334,12 +342,15 @@ export function cutTile(band, rows, width, C, x0, ch, cw, valid = width - x0) {
  * its edges filled by repeating the last row and column, as cutTile does.
  *
  *   shapes: [[h, w]] per level; tile: [th, tw]; channels; grids: the levels' { chunk, chunks };
- *   startTile(ty, tx) → Promise<samples (th × tw × C) | null (sparse: zeros)>, called ahead in
- *     traversal order (at most `window` tiles started and not yet used);
- *   encodeChunk(level, samples, cy, cx) → Promise (a chunk of level ≥ 1 made; at most
- *     `encodes` of them pending at once; the caller stores it when it resolves).
+ *   startTile(ty, tx) → Promise<tile>, called ahead in traversal order (at most `window`
+ *     tiles started and not yet used); useTile(ty, tx, tile) → its samples (th × tw × C) or
+ *     null (a sparse tile: zeros), called in traversal order;
+ *   encodeChunk(level, samples) → Promise<stream> (a chunk of level ≥ 1; at most `encodes`
+ *     pending at once); storeChunk(level, cy, cx, stream), called in the order they were made.
+ * Nothing is used or stored once a tile or an encode has failed: the walk rejects with that
+ * error, and what was in flight then is dropped.
  */
-export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids, startTile, encodeChunk, window = IN_FLIGHT, encodes = IN_FLIGHT }) {
+export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids, startTile, useTile, encodeChunk, storeChunk, window = IN_FLIGHT, encodes = IN_FLIGHT }) {
   if (th % 2 || tw % 2) throw new Error(`internal: the quadtree needs tiles of an even size, not ${tw} × ${th}`);
   const top = shapes.length - 1;
   const nodeRows = shapes.map(([h]) => Math.ceil(h / th));
@@ -382,15 +393,19 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
       ahead.push({ ty, tx, job });
     }
   };
-  const take = (ty, tx) => {
+  const take = async (ty, tx) => {
     fill();
     const head = ahead.shift();
     if (!head || head.ty !== ty || head.tx !== tx) throw new Error(`internal: tile (${ty}, ${tx}) out of order`);
     fill();
-    return head.job;
+    return useTile(ty, tx, await head.job);
   };
 
-  const pending = []; // encodes in flight, oldest first
+  const pending = []; // encodes in flight, oldest first: { level, y, x, job }
+  const storeOldest = async () => {
+    const { level, y, x, job } = pending.shift();
+    storeChunk(level, y, x, await job);
+  };
   const rowLen = tw * C;
   const emit = async (level, y, x, samples) => {
     const [ch, cw] = grids[level].chunk;
@@ -398,10 +413,10 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
     const wv = Math.min(tw, shapes[level][1] - x * tw);
     // (a whole node is its chunk: it is not changed once made, so it is sent as it is)
     const chunk = ch === th && cw === tw && hv === th && wv === tw ? samples : cutTile(samples, hv, tw, C, 0, ch, cw, wv);
-    if (pending.length >= encodes) await pending.shift();
-    const job = encodeChunk(level, chunk, y, x);
+    if (pending.length >= encodes) await storeOldest();
+    const job = encodeChunk(level, chunk);
     job.catch(() => {}); // (awaited in order)
-    pending.push(job);
+    pending.push({ level, y, x, job });
   };
 
   const node = async (level, y, x) => {
@@ -429,5 +444,5 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
     return own;
   };
   await node(root, 0, 0);
-  while (pending.length) await pending.shift();
+  while (pending.length) await storeOldest();
 }

@@ -316,7 +316,7 @@ export async function convertTiff(file, output, options, started = performance.n
         return { samples, bytes, copied: false, why: info.process !== "baseline" ? info.process : info.width !== tw || info.height !== th ? `${info.width} × ${info.height}` : "another sampling" };
       })();
     };
-    /** A started tile's chunk into level 0's store (in any order: the store keeps a shard's chunks in order). */
+    /** A started tile's chunk into level 0's store (the store keeps a shard's chunks in row-major order whatever order they come in). */
     const storeTile = (ty, tx, { bytes, copied: wasCopied, why }) => {
       if (bytes) {
         stores[0].store(ty, tx, bytes);
@@ -335,14 +335,16 @@ export async function convertTiff(file, output, options, started = performance.n
       // depth-first: memory independent of the image's size
       await walkQuadtree({
         shapes: levelShapes, tile: chunk0, channels: C, grids,
-        startTile: (ty, tx) => startTile(ty, tx).then((result) => {
+        startTile,
+        useTile: (ty, tx, result) => {
           storeTile(ty, tx, result);
           return result.samples;
-        }),
-        encodeChunk: (level, samples, cy, cx) => encodeLevel(level, samples).then((bytes) => {
+        },
+        encodeChunk: encodeLevel,
+        storeChunk: (level, cy, cx, bytes) => {
           stores[level].store(cy, cx, bytes);
           chunkDone(level, bytes.length);
-        }),
+        },
       });
     } else {
       // tiles or strips of an odd size (a 2×2 area may straddle two of them): a row of
