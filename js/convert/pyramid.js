@@ -401,12 +401,21 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
     return useTile(ty, tx, await head.job);
   };
 
-  const pending = []; // encodes in flight, oldest first: { level, y, x, job }
-  const storeOldest = async () => {
-    const { level, y, x, job } = pending.shift();
-    storeChunk(level, y, x, await job);
-  };
   const rowLen = tw * C;
+  // A block's buffer is used again once its chunk's encode has settled (the encoder has read
+  // it) and its parent has averaged it (which happens before the next chunk is made): fewer
+  // fresh allocations of a tile's size.
+  const spare = [];
+  const block = () => {
+    const buffer = spare.pop();
+    return buffer ? buffer.fill(0) : new Uint8Array(th * rowLen); // (zeros: a sparse tile's quadrant)
+  };
+  const pending = []; // encodes in flight, oldest first: { level, y, x, chunk, job }
+  const storeOldest = async () => {
+    const { level, y, x, chunk, job } = pending.shift();
+    storeChunk(level, y, x, await job);
+    if (chunk.length === th * rowLen && spare.length < 2 * encodes) spare.push(chunk);
+  };
   const emit = async (level, y, x, samples) => {
     const [ch, cw] = grids[level].chunk;
     const hv = Math.min(th, shapes[level][0] - y * th);
@@ -416,12 +425,12 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
     if (pending.length >= encodes) await storeOldest();
     const job = encodeChunk(level, chunk);
     job.catch(() => {}); // (awaited in order)
-    pending.push({ level, y, x, job });
+    pending.push({ level, y, x, chunk, job });
   };
 
   const node = async (level, y, x) => {
     if (level === 0) return take(y, x);
-    const own = level <= top ? new Uint8Array(th * rowLen) : null;
+    const own = level <= top ? block() : null;
     for (let dy = 0; dy < 2; dy++) {
       for (let dx = 0; dx < 2; dx++) {
         const cy = 2 * y + dy;
