@@ -404,7 +404,9 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
   const rowLen = tw * C;
   // A block's buffer is used again once its chunk's encode has settled (the encoder has read
   // it) and its parent has averaged it (which happens before the next chunk is made): fewer
-  // fresh allocations of a tile's size.
+  // fresh allocations of a tile's size. (One block is made per chunk encoded, so a few spares
+  // are enough; more would only hold memory, tiles of 1024² and more being common.)
+  const SPARE_BLOCKS = 4;
   const spare = [];
   const block = () => {
     const buffer = spare.pop();
@@ -414,7 +416,7 @@ export async function walkQuadtree({ shapes, tile: [th, tw], channels: C, grids,
   const storeOldest = async () => {
     const { level, y, x, chunk, job } = pending.shift();
     storeChunk(level, y, x, await job);
-    if (chunk.length === th * rowLen && spare.length < 2 * encodes) spare.push(chunk);
+    if (chunk.length === th * rowLen && spare.length < SPARE_BLOCKS) spare.push(chunk);
   };
   const emit = async (level, y, x, samples) => {
     const [ch, cw] = grids[level].chunk;
