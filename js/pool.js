@@ -466,7 +466,16 @@ export class CodecPool {
     this.mode = "pending";
     for (const slot of workers) {
       slot.alive = false;
-      await slot.worker.terminate();
+      // Node does not keep the event loop alive for a worker being terminated once it was
+      // unref()'d (idle, or between jobs): a process whose last work is this close() could
+      // end before the worker's exit, its await unsettled (exit code 13, seen after a
+      // conversion stopped by a bad tile). A timer holds it open meanwhile.
+      const hold = setInterval(() => {}, 2 ** 30);
+      try {
+        await slot.worker.terminate();
+      } finally {
+        clearInterval(hold);
+      }
     }
     // (a decode() during the awaits above went to a fresh pool: only the closed workers' jobs)
     const closed = new Set(workers);

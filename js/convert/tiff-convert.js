@@ -6,7 +6,8 @@
 // by the Rust core's completeTileStream) with the chunk shape = the tile shape. A tile
 // whose frame differs from the page's (progressive, another sampling, another size) is
 // decoded and re-encoded to the array's configuration. Levels 1+ are made from level 0 by
-// 2×2 area averaging, a row of tiles at a time (./pyramid.js).
+// 2×2 area averaging, depth-first over the tiles in Z-order (./pyramid.js's walkQuadtree;
+// tiles of an odd size: a row of tiles at a time, LevelWriter).
 import fs from "node:fs";
 import path from "node:path";
 import * as loader from "../loader.js";
@@ -16,7 +17,7 @@ import {
   fileSystemError, resolvePyramidOptions, roundUp, parseRescale,
 } from "./core.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
-import { ChunkStore, LevelWriter, cutTile, IN_FLIGHT } from "./pyramid.js";
+import { ChunkStore, LevelWriter, cutTile, walkQuadtree, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
 import { imagePage } from "./tiff-image.js";
 
@@ -261,101 +262,131 @@ export async function convertTiff(file, output, options, started = performance.n
       return track(new ChunkStore(dir, grid, (cy, cx) => chunkKey(keyPlan, cy, cx), (n) => { bytesWritten += n; }));
     });
     const shapeOf = (chunk) => (C === 3 ? [chunk[0], chunk[1], 3] : [chunk[0], chunk[1]]);
-    // levels 1+: writers from the bottom up
-    let below = null;
-    for (let level = levelShapes.length - 1; level >= 1; level--) {
-      const grid = grids[level];
-      const shape = shapeOf(grid.chunk);
-      below = new LevelWriter({
-        height: levelShapes[level][0], width: levelShapes[level][1], channels: C, grid, store: stores[level], next: below,
-        encodeChunk: (samples) => (pool
-          ? pool.encode(configUp, samples, shape, opts.encodeOptions, { readWhenSent: true })
-          : Promise.resolve(loader.encode(configUp, samples, shape, opts.encodeOptions))),
-        onChunk: (n) => {
-          levelStats[level].chunks++;
-          levelStats[level].bytes += n;
-          chunksDone++;
-          progress({ phase: "chunk", level, levelChunksDone: levelStats[level].chunks, levelChunksTotal: grid.chunks[0] * grid.chunks[1] });
-        },
-      });
-    }
-    const level0 = new LevelWriter({ height, width, channels: C, grid: grids[0], store: stores[0], next: below, writeChunks: false });
+    const encodeLevel = (level, samples) => {
+      const shape = shapeOf(grids[level].chunk);
+      return pool
+        ? pool.encode(configUp, samples, shape, opts.encodeOptions, { readWhenSent: true })
+        : Promise.resolve(loader.encode(configUp, samples, shape, opts.encodeOptions));
+    };
+    const chunkDone = (level, n) => {
+      levelStats[level].chunks++;
+      levelStats[level].bytes += n;
+      chunksDone++;
+      progress({ phase: "chunk", level, levelChunksDone: levelStats[level].chunks, levelChunksTotal: grids[level].chunks[0] * grids[level].chunks[1] });
+    };
 
-    // level 0: a row of tiles at a time
+    // level 0's tiles: each read, inspected, decoded (its samples feed level 1) and stored
+    // as it is or re-encoded
     progress({ phase: "level", level: 0, shape: levelShapes[0] });
     const shape0 = shapeOf(chunk0);
-    const band = new Uint8Array(th * width * C);
     let copied = 0;
     const reencoded = [];
     const decodeTile = (stream) => (pool ? pool.decode(config0, stream, shape0) : loader.decodeAsync(config0, stream, shape0));
-    for (let ty = 0; ty < grid0.rows; ty++) {
-      const jobs = [];
-      const rowsHere = Math.min(th, height - ty * th);
-      // a tile's decoded samples into the band, its stream into the store
-      const place = async (job) => {
-        const { tx, samples, bytes, copied: wasCopied, why } = await job;
-        const x0 = tx * tw;
-        const w = Math.min(tw, width - x0);
-        for (let y = 0; y < rowsHere; y++) {
-          const src = samples ? samples.subarray(y * tw * C, (y * tw + w) * C) : null;
-          if (src) band.set(src, (y * width + x0) * C);
-          else band.fill(0, (y * width + x0) * C, (y * width + x0 + w) * C);
-        }
-        if (bytes) {
-          stores[0].store(ty, tx, bytes);
-          levelStats[0].chunks++;
-          levelStats[0].bytes += bytes.length;
-          if (wasCopied) copied++;
-          else reencoded.push({ chunk: [ty, tx], why });
-        }
-        chunksDone++;
-      };
-      for (let tx = 0; tx < grid0.columns; tx++) {
-        // at most IN_FLIGHT tiles read and being decoded at once (memory does not grow with the width)
-        if (jobs.length >= IN_FLIGHT) await place(jobs.shift());
-        const i = ty * grid0.columns + tx;
-        if (page.byteCounts[i] === 0) {
-          jobs.push(Promise.resolve({ tx, samples: null, bytes: null })); // a sparse tile: not stored (fill value 0)
-          continue;
-        }
-        const stream = readTile(i);
-        const info = inspect(i, stream);
-        const copyable = info.sof === 0xc0 && info.precision === 8 && info.width === tw && info.height === th && sameFrame(info, frame);
-        const job = (async () => {
-          if (copyable) {
-            let samples;
-            try {
-              samples = await decodeTile(stream);
-            } catch (error) {
-              throw new ConvertError(`${tileLabel(i)}: cannot decode: ${error.message}`, { cause: error });
-            }
-            return { tx, samples, bytes: stream, copied: true };
-          }
-          if (info.precision !== 8) throw new ConvertError(`${tileLabel(i)}: ${info.precision}-bit JPEG; the jpeg codec stores 8-bit samples only`);
-          if (info.components.length !== C) throw new ConvertError(`${tileLabel(i)}: ${info.components.length} component(s) where the page has ${C}`);
-          // decoded at its own size, then cut (or padded) to the tile's
-          const own = C === 3 ? [info.height, info.width, 3] : [info.height, info.width];
-          let decoded;
+    /** Starts tile (ty, tx): → Promise<{ samples, bytes, copied, why }> (samples and bytes null: a sparse tile). */
+    const startTile = (ty, tx) => {
+      const i = ty * grid0.columns + tx;
+      if (page.byteCounts[i] === 0) return Promise.resolve({ samples: null, bytes: null }); // a sparse tile: not stored (fill value 0)
+      const stream = readTile(i);
+      const info = inspect(i, stream);
+      const copyable = info.sof === 0xc0 && info.precision === 8 && info.width === tw && info.height === th && sameFrame(info, frame);
+      return (async () => {
+        if (copyable) {
+          let samples;
           try {
-            decoded = pool ? await pool.decode(config0, stream, own) : await loader.decodeAsync(config0, stream, own);
+            samples = await decodeTile(stream);
           } catch (error) {
-            throw new ConvertError(`${tileLabel(i)}: cannot decode (${info.process}): ${error.message}`, { cause: error });
+            throw new ConvertError(`${tileLabel(i)}: cannot decode: ${error.message}`, { cause: error });
           }
-          const samples = cutTile(decoded, info.height, info.width, C, 0, th, tw);
-          const bytes = pool
-            ? await pool.encode(config0, samples, shape0, opts.encodeOptions)
-            : loader.encode(config0, samples, shape0, opts.encodeOptions);
-          return { tx, samples, bytes, copied: false, why: info.process !== "baseline" ? info.process : info.width !== tw || info.height !== th ? `${info.width} × ${info.height}` : "another sampling" };
-        })();
-        job.catch(() => {});
-        jobs.push(job);
+          return { samples, bytes: stream, copied: true };
+        }
+        if (info.precision !== 8) throw new ConvertError(`${tileLabel(i)}: ${info.precision}-bit JPEG; the jpeg codec stores 8-bit samples only`);
+        if (info.components.length !== C) throw new ConvertError(`${tileLabel(i)}: ${info.components.length} component(s) where the page has ${C}`);
+        // decoded at its own size, then cut (or padded) to the tile's
+        const own = C === 3 ? [info.height, info.width, 3] : [info.height, info.width];
+        let decoded;
+        try {
+          decoded = pool ? await pool.decode(config0, stream, own) : await loader.decodeAsync(config0, stream, own);
+        } catch (error) {
+          throw new ConvertError(`${tileLabel(i)}: cannot decode (${info.process}): ${error.message}`, { cause: error });
+        }
+        const samples = cutTile(decoded, info.height, info.width, C, 0, th, tw);
+        const bytes = pool
+          ? await pool.encode(config0, samples, shape0, opts.encodeOptions)
+          : loader.encode(config0, samples, shape0, opts.encodeOptions);
+        return { samples, bytes, copied: false, why: info.process !== "baseline" ? info.process : info.width !== tw || info.height !== th ? `${info.width} × ${info.height}` : "another sampling" };
+      })();
+    };
+    /** A started tile's chunk into level 0's store (the store keeps a shard's chunks in row-major order whatever order they come in). */
+    const storeTile = (ty, tx, { bytes, copied: wasCopied, why }) => {
+      if (bytes) {
+        stores[0].store(ty, tx, bytes);
+        levelStats[0].chunks++;
+        levelStats[0].bytes += bytes.length;
+        if (wasCopied) copied++;
+        else reencoded.push({ chunk: [ty, tx], why });
+      } else {
+        stores[0].skip(ty, tx);
       }
-      while (jobs.length) await place(jobs.shift());
-      stores[0].endChunkRow(ty);
+      chunksDone++;
       progress({ phase: "chunk", level: 0, levelChunksDone: levelStats[0].chunks, levelChunksTotal: grid0.rows * grid0.columns });
-      await level0.push(band, rowsHere);
+    };
+
+    if (th % 2 === 0 && tw % 2 === 0) {
+      // depth-first: memory independent of the image's size
+      await walkQuadtree({
+        shapes: levelShapes, tile: chunk0, channels: C, grids,
+        startTile,
+        useTile: (ty, tx, result) => {
+          storeTile(ty, tx, result);
+          return result.samples;
+        },
+        encodeChunk: encodeLevel,
+        storeChunk: (level, cy, cx, bytes) => {
+          stores[level].store(cy, cx, bytes);
+          chunkDone(level, bytes.length);
+        },
+      });
+    } else {
+      // tiles or strips of an odd size (a 2×2 area may straddle two of them): a row of
+      // tiles at a time into a full-width band, the levels above streamed by rows
+      let below = null;
+      for (let level = levelShapes.length - 1; level >= 1; level--) {
+        below = new LevelWriter({
+          height: levelShapes[level][0], width: levelShapes[level][1], channels: C, grid: grids[level], store: stores[level], next: below,
+          encodeChunk: (samples) => encodeLevel(level, samples),
+          onChunk: (n) => chunkDone(level, n),
+        });
+      }
+      const level0 = new LevelWriter({ height, width, channels: C, grid: grids[0], store: stores[0], next: below, writeChunks: false });
+      const band = new Uint8Array(th * width * C);
+      for (let ty = 0; ty < grid0.rows; ty++) {
+        const jobs = [];
+        const rowsHere = Math.min(th, height - ty * th);
+        // a tile's decoded samples into the band, its stream into the store
+        const place = async (tx, job) => {
+          const result = await job;
+          const x0 = tx * tw;
+          const w = Math.min(tw, width - x0);
+          for (let y = 0; y < rowsHere; y++) {
+            if (result.samples) band.set(result.samples.subarray(y * tw * C, (y * tw + w) * C), (y * width + x0) * C);
+            else band.fill(0, (y * width + x0) * C, (y * width + x0 + w) * C);
+          }
+          storeTile(ty, tx, result);
+        };
+        for (let tx = 0; tx < grid0.columns; tx++) {
+          // at most IN_FLIGHT tiles read and being decoded at once
+          if (jobs.length >= IN_FLIGHT) await place(...jobs.shift());
+          const job = startTile(ty, tx);
+          job.catch(() => {});
+          jobs.push([tx, job]);
+        }
+        while (jobs.length) await place(...jobs.shift());
+        stores[0].endChunkRow(ty);
+        await level0.push(band, rowsHere);
+      }
+      await level0.finish();
     }
-    await level0.finish();
+    reencoded.sort((a, b) => a.chunk[0] - b.chunk[0] || a.chunk[1] - b.chunk[1]);
 
     // metadata last: level 0's attributes say which chunks are the TIFF's tiles
     write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));

@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import * as zarr from "zarrita";
 import FileSystemStore from "@zarrita/storage/fs";
-import { init, register } from "../../dist/index.js";
+import { init, register, encode } from "../../dist/index.js";
 import { convert } from "../../dist/convert.js";
 import { PYTHON } from "./helpers/python.mjs";
 
@@ -195,6 +195,130 @@ for (const [file, what] of [
     const files = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
     assert.deepEqual(files(a), files(b));
     for (const f of files(a)) assert.ok(fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))), f);
+  });
+}
+
+// ---------------------------------------------------------------- levels 1+ of JPEG tiles
+
+// Odd-sized tiled JPEG TIFFs (libvips), one with sparse tiles (byte count 0, which tifffile
+// and zarrita read as zeros): 1405 × 923 in 128-px tiles, so that the levels have an odd last
+// row and column and the top one a chunk smaller than a tile. The levels' chunks are made by
+// the converter depth-first over the tiles (and sharded as they come in Z-order); the test's
+// reference makes each level whole, from the level below.
+vips("replicate", path.join(samples, "ihc.png"), at("rep.v"), "3", "2");
+vips("crop", at("rep.v"), at("odd.v"), "0", "0", "1405", "923");
+vips("tiffsave", at("odd.v"), at("odd-rgb.tif"), "--tile", "--compression", "jpeg", "--Q", "85", "--tile-width", "128", "--tile-height", "128");
+vips("colourspace", at("odd.v"), at("odd-gray.v"), "b-w");
+vips("tiffsave", at("odd-gray.v"), at("odd-gray.tif"), "--tile", "--compression", "jpeg", "--Q", "90", "--tile-width", "128", "--tile-height", "128");
+fs.copyFileSync(at("odd-rgb.tif"), at("odd-sparse.tif"));
+execFileSync(PYTHON, ["-c", `
+import tifffile
+with tifffile.TiffFile(${JSON.stringify(at("odd-sparse.tif"))}, mode="r+b") as tf:
+    for name in ("TileOffsets", "TileByteCounts"):
+        tag = tf.pages[0].tags[name]
+        values = list(tag.value)
+        for i in (0, 1, 11, 12, 30, 47, len(values) - 1):  # a 2×2 block, a lone tile, edges
+            values[i] = 0
+        tag.overwrite(tuple(values))
+`]);
+
+/** Level n+1 from level n: each pixel the rounded mean of its 2×2 area (of what there is in a last odd row or column). */
+function halve({ data, height, width, channels: C }) {
+  const h = Math.ceil(height / 2);
+  const w = Math.ceil(width / 2);
+  const out = new Uint8Array(h * w * C);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      for (let c = 0; c < C; c++) {
+        let sum = 0;
+        let n = 0;
+        for (let yy = 2 * y; yy < Math.min(2 * y + 2, height); yy++) {
+          for (let xx = 2 * x; xx < Math.min(2 * x + 2, width); xx++, n++) sum += data[(yy * width + xx) * C + c];
+        }
+        out[(y * w + x) * C + c] = Math.floor((sum + n / 2) / n);
+      }
+    }
+  }
+  return { data: out, height: h, width: w, channels: C };
+}
+
+/** A chunk's stream: its own file, or its slice of a shard (the index at the shard's end). */
+function chunkBytes(store, level, meta, cy, cx, C) {
+  const sharded = meta.codecs[0].name === "sharding_indexed";
+  const inner = sharded ? meta.codecs[0].configuration.chunk_shape : meta.chunk_grid.configuration.chunk_shape;
+  const outer = meta.chunk_grid.configuration.chunk_shape;
+  const key = (y, x) => path.join(store, String(level), "c", String(y), String(x), ...(C === 3 ? ["0"] : []));
+  if (!sharded) return fs.existsSync(key(cy, cx)) ? fs.readFileSync(key(cy, cx)) : null;
+  const [py, px] = [outer[0] / inner[0], outer[1] / inner[1]];
+  const file = key(Math.floor(cy / py), Math.floor(cx / px));
+  if (!fs.existsSync(file)) return null;
+  const shard = fs.readFileSync(file);
+  const index = shard.subarray(shard.length - 4 - py * px * 16, shard.length - 4);
+  const at = ((cy % py) * px + (cx % px)) * 16;
+  const offset = index.readBigUInt64LE(at);
+  if (offset === 0xffffffffffffffffn) return null;
+  return shard.subarray(Number(offset), Number(offset + index.readBigUInt64LE(at + 8)));
+}
+
+for (const [file, what, options] of [
+  ["odd-rgb.tif", "libvips YCbCr, 1405 × 923 in 128-px tiles", {}],
+  ["odd-rgb.tif", "the same, in shards of 256 px", { shard: 256 }],
+  ["odd-gray.tif", "libvips grayscale, 1405 × 923", {}],
+  ["odd-sparse.tif", "the same YCbCr with 7 sparse tiles, in shards of 512 px", { shard: 512 }],
+]) {
+  test(`levels 1+ (${what}): each chunk is the encode of the 2×2 means of level 0 as read back, byte for byte; the means within level 0's difference of tifffile's`, async () => {
+    const store = out();
+    const summary = await convert(at(file), store, { channelAxis: "last", workers: 1, ...options });
+    // level 0 as zarrita reads it (this package's decoder, the one the converter averaged);
+    // tifffile's decode (libjpeg-turbo) of the TIFF differs from it by rounding (the IDCT's,
+    // and the chroma upsampling's for YCbCr 4:2:0): a few units at most, and the means of the
+    // two by no more than level 0 does
+    const decoded = tifffileSamples(at(file));
+    const C = decoded.shape[2] ?? 1;
+    const l0 = await readLevel(store, 0);
+    assert.deepEqual(l0.shape, decoded.shape);
+    let level = { data: l0.data, height: decoded.shape[0], width: decoded.shape[1], channels: C };
+    let independent = { ...level, data: decoded.data };
+    const maxDiff = (a, b) => {
+      let max = 0;
+      for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+      return max;
+    };
+    const bound = maxDiff(level.data, independent.data);
+    assert.ok(bound <= (C === 1 ? 1 : 4), `level 0 differs from tifffile's decode by ${bound}`);
+    assert.ok(summary.levels.length >= 4);
+    for (let l = 1; l < summary.levels.length; l++) {
+      level = halve(level);
+      independent = halve(independent);
+      const diff = maxDiff(level.data, independent.data);
+      assert.ok(diff <= bound, `level ${l}'s 2×2 means differ from those of tifffile's decode by ${diff} (level 0: ${bound})`);
+      const meta = readJson(store, String(l), "zarr.json");
+      assert.deepEqual(meta.shape.slice(0, 2), [level.height, level.width]);
+      const [ch, cw] = summary.levels[l].chunkShape;
+      const shape = C === 3 ? [ch, cw, 3] : [ch, cw];
+      for (let cy = 0; cy * ch < level.height; cy++) {
+        for (let cx = 0; cx * cw < level.width; cx++) {
+          // the chunk cut from the level, its edges filled by repeating the last row and column
+          const samples = new Uint8Array(ch * cw * C);
+          for (let y = 0; y < ch; y++) {
+            for (let x = 0; x < cw; x++) {
+              const sy = Math.min(cy * ch + y, level.height - 1);
+              const sx = Math.min(cx * cw + x, level.width - 1);
+              for (let c = 0; c < C; c++) samples[(y * cw + x) * C + c] = level.data[(sy * level.width + sx) * C + c];
+            }
+          }
+          const want = encode(summary.levelConfig, samples, shape, summary.encodeOptions);
+          const got = chunkBytes(store, l, meta, cy, cx, C);
+          assert.ok(got && Buffer.from(want).equals(got), `level ${l} chunk (${cy}, ${cx})`);
+        }
+      }
+    }
+    if (file === "odd-sparse.tif") {
+      assert.equal(summary.tiles.empty, 7);
+      const meta = readJson(store, "0", "zarr.json");
+      for (const [ty, tx] of [[0, 0], [1, 1], [2, 8], [7, 10]]) assert.equal(chunkBytes(store, 0, meta, ty, tx, C), null, `tile (${ty}, ${tx})`);
+      assert.notEqual(chunkBytes(store, 0, meta, 0, 2, C), null);
+    }
   });
 }
 
