@@ -98,7 +98,8 @@ export class ChunkStore {
   /** Stores a chunk's stream; `bytes` an array of streams: one per channel plane (a c axis of grayscale chunks). */
   store(cy, cx, bytes) {
     if (Array.isArray(bytes)) {
-      bytes.forEach((b, c) => this.#storeOne(cy, cx, b, c));
+      // (a plane's null: its chunk is not stored)
+      bytes.forEach((b, c) => (b ? this.#storeOne(cy, cx, b, c) : this.#skipOne(cy, cx, c)));
       return;
     }
     this.#storeOne(cy, cx, bytes, 0);
@@ -106,12 +107,14 @@ export class ChunkStore {
 
   /** A chunk that is not stored (its fill value stands): counted towards its shard's completion. */
   skip(cy, cx, planes = 1) {
+    for (let c = 0; c < planes; c++) this.#skipOne(cy, cx, c);
+  }
+
+  #skipOne(cy, cx, c) {
     if (!this.per) return;
-    for (let c = 0; c < planes; c++) {
-      const shard = this.#shard(cy, cx, c);
-      shard.waiting.set(this.#at(cy, cx), null);
-      this.#advance(shard);
-    }
+    const shard = this.#shard(cy, cx, c);
+    shard.waiting.set(this.#at(cy, cx), null);
+    this.#advance(shard);
   }
 
   #at(cy, cx) {

@@ -88,7 +88,7 @@ function describePage(page) {
     `${COMPRESSION[page.compression] ?? `compression ${page.compression}`}, ${PHOTOMETRIC[page.photometric] ?? `photometric ${page.photometric}`}`;
 }
 
-/** Refuses, by name, what the JPEG copy path cannot take. */
+/** Refuses, by name, what the JPEG copy path cannot take; → { color, planes } (planes > 1: a c axis of grayscale tiles). */
 function checkJpegPage(page, file) {
   const where = `${file}: ${page.label}`;
   const bits = page.bitsPerSample;
@@ -99,6 +99,14 @@ function checkJpegPage(page, file) {
   if (page.compression !== 7) {
     throw new ConvertError(`${where}: ${COMPRESSION[page.compression] ?? `compression ${page.compression}`} is not supported yet; ` +
       "this converter reads JPEG-compressed (compression 7) TIFF pages");
+  }
+  // several min-is-black channels, each plane of grayscale JPEG tiles (planar samples, or
+  // OME-TIFF/ImageJ channel pages joined by ./tiff-image.js): a c axis, each tile copied
+  if (page.planar === 2 && page.samplesPerPixel > 1 && (page.photometric ?? 1) === 1) {
+    if (page.tileWidth > MAX_JPEG_SIDE || page.tileHeight > MAX_JPEG_SIDE || page.tileWidth * page.tileHeight > MAX_TILE_PIXELS) {
+      throw new ConvertError(`${where}: ${page.tiled ? "tiles" : "strips"} of ${page.tileWidth} × ${page.tileHeight} pixels are larger than this converter accepts (65535 per side, 2^26 pixels)`);
+    }
+    return { color: "grayscale", planes: page.samplesPerPixel };
   }
   if (page.samplesPerPixel !== 1 && page.samplesPerPixel !== 3) {
     throw new ConvertError(`${where}: ${page.samplesPerPixel} samples per pixel; JPEG tiles with 1 or 3 are supported`);
@@ -113,7 +121,7 @@ function checkJpegPage(page, file) {
   if (page.tileWidth > MAX_JPEG_SIDE || page.tileHeight > MAX_JPEG_SIDE || page.tileWidth * page.tileHeight > MAX_TILE_PIXELS) {
     throw new ConvertError(`${where}: ${page.tiled ? "tiles" : "strips"} of ${page.tileWidth} × ${page.tileHeight} pixels are larger than this converter accepts (65535 per side, 2^26 pixels)`);
   }
-  return color;
+  return { color, planes: 1 };
 }
 
 /** The level-0 configuration for tiles of this frame: colour from the Photometric tag, subsampling from the SOF. */
@@ -151,7 +159,7 @@ export async function convertTiff(file, output, options, started = performance.n
     if (page.compression !== 7) return await convertDecodedTiff(tiff, page, file, output, options, started, pageWarnings);
     pageWarnings.forEach(warn);
     const opts = resolveTiffOptions(options);
-    const color = checkJpegPage(page, file);
+    const { color, planes } = checkJpegPage(page, file);
     let grid0;
     try {
       grid0 = tileGrid(page, file);
@@ -160,13 +168,20 @@ export async function convertTiff(file, output, options, started = performance.n
     }
     const where = `${file}: ${page.label}`;
     const { width, height, tileWidth: tw, tileHeight: th } = page;
-    const C = page.samplesPerPixel;
+    // TC: a tile's components; C: the samples per pixel the pyramid averages (the planes,
+    // interleaved, when there are several)
+    const TC = planes > 1 ? 1 : page.samplesPerPixel;
+    const C = planes > 1 ? planes : TC;
+    const planeTiles = grid0.rows * grid0.columns;
     const declared = color; // what completeTileStream makes the markers say
-    const tileLabel = (i) => `${where} ${grid0.kind} ${i} (row ${Math.floor(i / grid0.columns)}, column ${i % grid0.columns})`;
+    const tileLabel = (i) => {
+      const j = i % planeTiles;
+      return `${where} ${grid0.kind} ${i} (row ${Math.floor(j / grid0.columns)}, column ${j % grid0.columns}${planes > 1 ? `, channel ${Math.floor(i / planeTiles)}` : ""})`;
+    };
     const readTile = (i) => {
       let bytes;
       try {
-        bytes = tiff.readBytes(page.offsets[i], page.byteCounts[i], `${page.label} ${grid0.kind} ${i} (row ${Math.floor(i / grid0.columns)}, column ${i % grid0.columns})`);
+        bytes = tiff.readBytes(page.offsets[i], page.byteCounts[i], tileLabel(i).slice(file.length + 2));
       } catch (error) {
         throw new ConvertError(error.message, { cause: error });
       }
@@ -185,12 +200,12 @@ export async function convertTiff(file, output, options, started = performance.n
     };
     // The page's frame: its first tile's (the tiles of one page share it, as the TIFF
     // JPEG rules (TechNote 2) have it; one that differs is re-encoded).
-    const first = page.byteCounts.findIndex((n) => n > 0);
+    const first = page.byteCounts.slice(0, grid0.count).findIndex((n) => n > 0);
     if (first < 0) throw new ConvertError(`${where}: every ${grid0.kind} is empty (byte count 0)`);
     const frame = inspect(first, readTile(first));
     if (frame.precision !== 8) throw new ConvertError(`${tileLabel(first)}: ${frame.precision}-bit JPEG; the jpeg codec stores 8-bit samples only`);
-    if (frame.components.length !== C) {
-      throw new ConvertError(`${tileLabel(first)}: the JPEG frame has ${frame.components.length} component(s) but the page has ${C} samples per pixel`);
+    if (frame.components.length !== TC) {
+      throw new ConvertError(`${tileLabel(first)}: the JPEG frame has ${frame.components.length} component(s) but the page has ${TC} sample(s) per pixel${planes > 1 ? " in each plane" : ""}`);
     }
     const estimated = frame.quality ?? 95;
     let config0;
@@ -200,7 +215,7 @@ export async function convertTiff(file, output, options, started = performance.n
       throw new ConvertError(`${tileLabel(first)}: its frame cannot be described by a jpeg codec configuration: ${error.message}`, { cause: error });
     }
     const levelQuality = opts.quality ?? estimated;
-    const configUp = loader.validateConfig(C === 1
+    const configUp = loader.validateConfig(TC === 1
       ? { quality: levelQuality, encoded_color_space: "grayscale" }
       : { quality: levelQuality, encoded_color_space: "ycbcr", subsampling: SUBSAMPLING["4:2:0"] });
 
@@ -235,7 +250,7 @@ export async function convertTiff(file, output, options, started = performance.n
 
     const pixel = opts.pixelSize !== null ? { x: opts.pixelSize, y: opts.pixelSize, source: "--pixel-size" } : pixelSizeFromDescription(page.description);
     const plan = {
-      components: C, channelAxis: opts.channelAxis,
+      components: TC, planes, channelAxis: opts.channelAxis,
       pixelSize: pixel ? pixel.x : null,
       unit: opts.unit ?? (pixel && opts.pixelSize === null ? "micrometer" : null),
     };
@@ -255,19 +270,26 @@ export async function convertTiff(file, output, options, started = performance.n
     let chunksDone = 0;
     const progress = (event) => options.onProgress?.({ levels: levelShapes.length, chunksTotal, chunksDone, ...event });
     const levelStats = levelShapes.map(() => ({ chunks: 0, bytes: 0 }));
-    const keyPlan = { components: C, channelAxis: opts.channelAxis };
+    const keyPlan = { components: TC, planes, channelAxis: opts.channelAxis };
     const stores = grids.map((grid, level) => {
       const dir = path.join(temp, String(level));
       fs.mkdirSync(dir);
-      return track(new ChunkStore(dir, grid, (cy, cx) => chunkKey(keyPlan, cy, cx), (n) => { bytesWritten += n; }));
+      return track(new ChunkStore(dir, grid, (cy, cx, c) => chunkKey(keyPlan, cy, cx, c), (n) => { bytesWritten += n; }));
     });
-    const shapeOf = (chunk) => (C === 3 ? [chunk[0], chunk[1], 3] : [chunk[0], chunk[1]]);
-    const encodeLevel = (level, samples) => {
+    const shapeOf = (chunk) => (TC === 3 ? [chunk[0], chunk[1], 3] : [chunk[0], chunk[1]]);
+    const encodeOne = (level, samples) => {
       const shape = shapeOf(grids[level].chunk);
       return pool
         ? pool.encode(configUp, samples, shape, opts.encodeOptions, { readWhenSent: true })
         : Promise.resolve(loader.encode(configUp, samples, shape, opts.encodeOptions));
     };
+    // several planes: a grayscale chunk per plane, from the interleaved block
+    const encodeLevel = planes === 1 ? encodeOne : (level, samples) => Promise.all(Array.from({ length: planes }, (_, c) => {
+      const plane = new Uint8Array(samples.length / planes);
+      for (let i = 0, k = c; i < plane.length; i++, k += planes) plane[i] = samples[k];
+      return encodeOne(level, plane);
+    }));
+    const streamBytes = (bytes) => (Array.isArray(bytes) ? bytes.reduce((n, b) => n + (b?.length ?? 0), 0) : bytes.length);
     const chunkDone = (level, n) => {
       levelStats[level].chunks++;
       levelStats[level].bytes += n;
@@ -282,9 +304,8 @@ export async function convertTiff(file, output, options, started = performance.n
     let copied = 0;
     const reencoded = [];
     const decodeTile = (stream) => (pool ? pool.decode(config0, stream, shape0) : loader.decodeAsync(config0, stream, shape0));
-    /** Starts tile (ty, tx): → Promise<{ samples, bytes, copied, why }> (samples and bytes null: a sparse tile). */
-    const startTile = (ty, tx) => {
-      const i = ty * grid0.columns + tx;
+    /** Starts tile i: → Promise<{ samples, bytes, copied, why }> (samples and bytes null: a sparse tile). */
+    const startOne = (i) => {
       if (page.byteCounts[i] === 0) return Promise.resolve({ samples: null, bytes: null }); // a sparse tile: not stored (fill value 0)
       const stream = readTile(i);
       const info = inspect(i, stream);
@@ -300,32 +321,65 @@ export async function convertTiff(file, output, options, started = performance.n
           return { samples, bytes: stream, copied: true };
         }
         if (info.precision !== 8) throw new ConvertError(`${tileLabel(i)}: ${info.precision}-bit JPEG; the jpeg codec stores 8-bit samples only`);
-        if (info.components.length !== C) throw new ConvertError(`${tileLabel(i)}: ${info.components.length} component(s) where the page has ${C}`);
+        if (info.components.length !== TC) throw new ConvertError(`${tileLabel(i)}: ${info.components.length} component(s) where the page has ${TC}`);
         // decoded at its own size, then cut (or padded) to the tile's
-        const own = C === 3 ? [info.height, info.width, 3] : [info.height, info.width];
+        const own = TC === 3 ? [info.height, info.width, 3] : [info.height, info.width];
         let decoded;
         try {
           decoded = pool ? await pool.decode(config0, stream, own) : await loader.decodeAsync(config0, stream, own);
         } catch (error) {
           throw new ConvertError(`${tileLabel(i)}: cannot decode (${info.process}): ${error.message}`, { cause: error });
         }
-        const samples = cutTile(decoded, info.height, info.width, C, 0, th, tw);
+        const samples = cutTile(decoded, info.height, info.width, TC, 0, th, tw);
         const bytes = pool
           ? await pool.encode(config0, samples, shape0, opts.encodeOptions)
           : loader.encode(config0, samples, shape0, opts.encodeOptions);
         return { samples, bytes, copied: false, why: info.process !== "baseline" ? info.process : info.width !== tw || info.height !== th ? `${info.width} × ${info.height}` : "another sampling" };
       })();
     };
+    /**
+     * Starts tile (ty, tx) of every plane: → Promise<{ samples, bytes, copied, why }>, the
+     * planes' samples interleaved (zeros for a sparse one) and their streams, flags and
+     * reasons as arrays (null samples and bytes: sparse in every plane).
+     */
+    const startTile = (ty, tx) => {
+      const at = ty * grid0.columns + tx;
+      if (planes === 1) return startOne(at);
+      const jobs = Array.from({ length: planes }, (_, p) => {
+        try {
+          return startOne(p * planeTiles + at);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      });
+      return Promise.all(jobs).then((results) => {
+        if (results.every((r) => r.bytes === null)) return { samples: null, bytes: null };
+        const samples = new Uint8Array(th * tw * planes);
+        results.forEach((r, p) => {
+          if (r.samples) for (let k = 0, o = p; k < r.samples.length; k++, o += planes) samples[o] = r.samples[k];
+        });
+        return { samples, bytes: results.map((r) => r.bytes), copied: results.map((r) => r.copied), why: results.map((r) => r.why) };
+      });
+    };
     /** A started tile's chunk into level 0's store (the store keeps a shard's chunks in row-major order whatever order they come in). */
     const storeTile = (ty, tx, { bytes, copied: wasCopied, why }) => {
-      if (bytes) {
+      if (bytes && planes > 1) {
+        stores[0].store(ty, tx, bytes);
+        levelStats[0].chunks++;
+        levelStats[0].bytes += streamBytes(bytes);
+        bytes.forEach((b, c) => {
+          if (!b) return;
+          if (wasCopied[c]) copied++;
+          else reencoded.push({ chunk: [c, ty, tx], why: why[c] });
+        });
+      } else if (bytes) {
         stores[0].store(ty, tx, bytes);
         levelStats[0].chunks++;
         levelStats[0].bytes += bytes.length;
         if (wasCopied) copied++;
         else reencoded.push({ chunk: [ty, tx], why });
       } else {
-        stores[0].skip(ty, tx);
+        stores[0].skip(ty, tx, planes);
       }
       chunksDone++;
       progress({ phase: "chunk", level: 0, levelChunksDone: levelStats[0].chunks, levelChunksTotal: grid0.rows * grid0.columns });
@@ -343,7 +397,7 @@ export async function convertTiff(file, output, options, started = performance.n
         encodeChunk: encodeLevel,
         storeChunk: (level, cy, cx, bytes) => {
           stores[level].store(cy, cx, bytes);
-          chunkDone(level, bytes.length);
+          chunkDone(level, streamBytes(bytes));
         },
       });
     } else {
@@ -386,7 +440,7 @@ export async function convertTiff(file, output, options, started = performance.n
       }
       await level0.finish();
     }
-    reencoded.sort((a, b) => a.chunk[0] - b.chunk[0] || a.chunk[1] - b.chunk[1]);
+    reencoded.sort((a, b) => a.chunk.reduce((d, v, k) => d || v - b.chunk[k], 0));
 
     // metadata last: level 0's attributes say which chunks are the TIFF's tiles
     write(path.join(temp, "zarr.json"), JSON.stringify(groupMetadata(plan, levelShapes, name), null, 2));
@@ -425,13 +479,13 @@ export async function convertTiff(file, output, options, started = performance.n
     return {
       output: target,
       name,
-      inputShape: C === 3 ? [height, width, 3] : [height, width],
+      inputShape: planes > 1 ? [planes, height, width] : TC === 3 ? [height, width, 3] : [height, width],
       source: { format: tiff.bigTiff ? "BigTIFF" : "TIFF", page: describePage(page), pixelSize: pixel },
       config: config0,
       levelConfig: configUp,
       qualityEstimated: frame.quality !== null,
       encodeOptions: opts.encodeOptions,
-      channelAxis: C === 3 ? opts.channelAxis : null,
+      channelAxis: TC === 3 ? opts.channelAxis : null,
       levels: summaryLevels,
       tiles: { copied, reencoded: reencoded.length, empty: page.byteCounts.slice(0, grid0.count).filter((n) => n === 0).length },
       chunks: chunksDone,

@@ -5,8 +5,8 @@
 // channel. Such pages are joined here into one page with planar (separate) samples, one
 // plane per channel, which the converter stores as a `c` axis of grayscale chunks; z-stacks
 // and time series are refused by name (the converter writes one 2-D image and its channels).
+// JPEG-compressed channel pages keep their tiles: each becomes a chunk of its channel.
 import { ConvertError } from "./core.js";
-import { COMPRESSION } from "./tiff.js";
 
 /** The first image's dimensions from an OME-XML or ImageJ description: { c, z, t, source } or null. */
 export function imageDimensions(description) {
@@ -63,10 +63,6 @@ function joinChannelPages(pages, dims, file) {
   if (odd) {
     throw new ConvertError(`${file}: ${odd.label}, channel ${odd.index} of ${dims.c}, differs from page 0 (size, tiling, compression or sample type): ` +
       "channel pages must be alike to be stored as one array");
-  }
-  if (first.compression === 7) {
-    throw new ConvertError(`${file}: its ${dims.c} channels are stored as separate JPEG-compressed pages, which this converter does not read yet ` +
-      `(it reads JPEG-tiled pages of 1 or 3 samples, and channel pages that are ${COMPRESSION[1]}, LZW, Deflate or PackBits)`);
   }
   // One block per tile (or strip) of each page, in channel order: what planar (separate)
   // samples would list.

@@ -1,8 +1,9 @@
 // Multi-channel TIFFs whose channels are pages of their own (OME-TIFF, ImageJ), written at
 // test time by tifffile: every channel is converted, as a `c` axis of grayscale chunks, and
 // equals tifffile's read of its page; what the converter cannot take (z-stacks, time series,
-// channel pages that differ, JPEG-compressed channel pages) is refused by name with no
-// output left, and unlabelled extra pages are named in a warning, never dropped silently.
+// channel pages that differ) is refused by name with no output left, and unlabelled extra
+// pages are named in a warning, never dropped silently. JPEG-compressed channel pages (and
+// planar JPEG planes) keep their tiles: each is a chunk of its channel.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -37,7 +38,8 @@ save("ome-strips.ome.tif", chan, ome=True, compression="deflate", rowsperstrip=4
 save("ome-uint16.ome.tif", chan.astype(np.uint16) * 250, ome=True, tile=(128, 128), photometric="minisblack", metadata={"axes": "CYX"})
 save("imagej.tif", chan[None], imagej=True, metadata={"axes": "ZCYX"})
 save("unlabelled.tif", chan, photometric="minisblack", description="three pages")
-tifffile.imwrite(f"{out}/ome-jpeg.ome.tif", chan, ome=True, tile=(128, 128), compression="jpeg", photometric="minisblack", metadata={"axes": "CYX"})
+save("ome-jpeg.ome.tif", chan, ome=True, tile=(128, 128), compression="jpeg", photometric="minisblack", metadata={"axes": "CYX"})
+save("planar-jpeg.tif", chan, tile=(128, 128), compression="jpeg", photometric="minisblack", planarconfig="separate", metadata=None)
 tifffile.imwrite(f"{out}/zstack.ome.tif", np.stack([chan, chan]), ome=True, photometric="minisblack", metadata={"axes": "ZCYX"})
 with tifffile.TiffWriter(f"{out}/unlike.ome.tif", ome=True) as w:
     w.write(chan[:2], photometric="minisblack", metadata={"axes": "CYX"}, compression="lzw")
@@ -81,6 +83,35 @@ for (const [name, options] of [["ome-lzw.ome.tif", {}], ["ome-strips.ome.tif", {
   });
 }
 
+for (const name of ["ome-jpeg.ome.tif", "planar-jpeg.tif"]) {
+  test(`${name}: each channel's JPEG tiles copied as that channel's chunks, decoding to tifffile's read (libjpeg-turbo) of its plane`, async () => {
+    const out = at(`${name}.zarr`);
+    const summary = await convert(at(name), out);
+    // 3 planes of 3 × 3 tiles of 128², all copied
+    assert.deepEqual(summary.tiles, { copied: 27, reencoded: 0, empty: 0 });
+    const meta = JSON.parse(fs.readFileSync(path.join(out, "0", "zarr.json"), "utf8"));
+    assert.deepEqual(meta.shape, [3, 300, 260]);
+    assert.equal(meta.codecs.at(-1).configuration.encoded_color_space, "grayscale");
+    // every chunk against its tile: Pillow's decode of the chunk equals tifffile's of the
+    // plane exactly, and its entropy-coded data is the tile's byte for byte
+    const report = JSON.parse(execFileSync(PYTHON, [path.resolve("tests/python/check_tiff_store.py"), at(name), out], { encoding: "utf8" }));
+    assert.equal(report.max_diff, 0, JSON.stringify(report));
+    assert.equal(report.identical_entropy, 27, JSON.stringify(report.differing_entropy));
+    assert.deepEqual(report.modes, ["L"]);
+    // and zarrita reads it within our decoder's rounding (≤ 1) of libjpeg-turbo's
+    const got = await level0(out);
+    const expected = new Uint8Array(fs.readFileSync(at(`${name}.raw`)));
+    const [s0, s1, s2] = got.stride;
+    for (let c = 0; c < 3; c++) {
+      let worst = 0;
+      for (let y = 0; y < 300; y++) {
+        for (let x = 0; x < 260; x++) worst = Math.max(worst, Math.abs(got.data[c * s0 + y * s1 + x * s2] - expected[(c * 300 + y) * 260 + x]));
+      }
+      assert.ok(worst <= 1, `channel ${c}: max difference ${worst}`);
+    }
+  });
+}
+
 test("unlabelled extra pages of the same size: page 0 converted, the others named in a warning", async () => {
   const warnings = [];
   const summary = await convert(at("unlabelled.tif"), at("unlabelled.zarr"), { onWarning: (w) => warnings.push(w) });
@@ -91,7 +122,6 @@ test("unlabelled extra pages of the same size: page 0 converted, the others name
 
 for (const [name, pattern] of [
   ["zstack.ome.tif", /OME-XML describes 2 z-plane\(s\) × 1 time point\(s\) × 3 channel\(s\); this converter writes one 2-D image/],
-  ["ome-jpeg.ome.tif", /its 3 channels are stored as separate JPEG-compressed pages, which this converter does not read yet/],
   ["mixed.tif", /page 2, channel 2 of 3, differs from page 0/],
 ]) {
   test(`${name} is refused by name, with no output left`, async () => {
