@@ -424,17 +424,23 @@ pub(crate) struct ScanControl {
 impl FastScan {
     /// Destuffs the scan data `scan` (the bytes after the SOS header, to the end of the
     /// stream); `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
+    /// Bit positions (8 per byte, plus what a broken row may read past the end) must fit a
+    /// usize with room to spare: `Scan::new` checks the scan's length before it is copied.
     #[inline(never)]
     pub(crate) fn new(scan: &[u8]) -> Result<FastScan, Abandon> {
-        // bit positions (8 per byte, plus what a broken row may read past the end) must fit
-        // a usize with room to spare: 256 MB on wasm32 (checked before the copy, which
-        // could otherwise take the rest of memory)
-        if scan.len() >= usize::MAX / 16 {
-            return Err(Abandon);
-        }
-        let mut data = scan.to_vec();
+        FastScan::destuff(scan.to_vec(), 0)
+    }
+
+    /// [`FastScan::new`] of `stream[start..]`, destuffed in place in the stream's own
+    /// buffer (the row decoder owns the stream: no second copy of it is made).
+    pub(crate) fn from_stream(stream: Vec<u8>, start: usize) -> Result<FastScan, Abandon> {
+        FastScan::destuff(stream, start)
+    }
+
+    /// Destuffs `data[start..]` to the front of `data`.
+    fn destuff(mut data: Vec<u8>, start: usize) -> Result<FastScan, Abandon> {
         let mut seg_ends = Vec::new();
-        let (mut r, mut w) = (0, 0);
+        let (mut r, mut w) = (start, 0);
         loop {
             let at = r + find_ff(data.get(r..).ok_or(Abandon)?).ok_or(Abandon)?;
             data.copy_within(r..at, w);
