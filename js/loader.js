@@ -249,10 +249,11 @@ export function jpegRows(length) {
   const record = encoder();
   const generation = record.generation ?? 0;
   let inner = guarded(record, () => new record.glue.JpegRows(length));
+  const replaced = () => (record.generation ?? 0) !== generation;
   const use = (method, ...args) => {
-    if (inner && (record.generation ?? 0) !== generation) inner = null; // (its instance was replaced)
-    if (!inner) {
-      throw packageError("InstanceTrapped", "the WebAssembly instance these rows were decoded in trapped and was replaced, or they were freed");
+    if (!inner) throw argumentError("these JPEG rows were freed");
+    if (replaced()) {
+      throw packageError("InstanceTrapped", "the WebAssembly instance these JPEG rows were decoded in trapped and was replaced; they are lost");
     }
     return guarded(record, () => inner[method](...args));
   };
@@ -261,7 +262,7 @@ export function jpegRows(length) {
     start: (config, shape) => use("start", config, shape),
     nextRows: () => use("nextRows"),
     free() {
-      if (inner && (record.generation ?? 0) === generation) inner.free();
+      if (inner && !replaced()) inner.free();
       inner = null;
     },
   };

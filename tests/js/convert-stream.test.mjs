@@ -232,6 +232,27 @@ test("JPEG rows from the row decoder (JpegRows) are today's decode exactly, and 
   }
 });
 
+test("JpegRows refuses misuse by name: a bad length, more bytes than announced, rows before start(), a second start()", () => {
+  const bytes = new Uint8Array(fs.readFileSync(at("gray.jpg")));
+  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
+  for (const length of [-1, 1.5, "12", 2 ** 32]) {
+    assert.throws(() => jpegRows(length), (e) => e.kind === "InvalidData" && /whole number of bytes below 4 GiB/.test(e.message), String(length));
+  }
+  const rows = jpegRows(bytes.length);
+  try {
+    assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidData" && /start\(\) has not set up a decode in bands/.test(e.message));
+    assert.throws(() => rows.append(new Uint16Array(4)), (e) => e.kind === "InvalidData" && /must be a Uint8Array/.test(e.message));
+    rows.append(bytes);
+    assert.throws(() => rows.append(new Uint8Array(1)), (e) => e.kind === "InvalidData" && /more bytes appended than the stream's length/.test(e.message));
+    assert.equal(rows.start(config, shape), null);
+    assert.throws(() => rows.start(config, shape), (e) => e.kind === "InvalidData" && /start\(\) was called already/.test(e.message));
+    assert.ok(rows.nextRows() instanceof Uint8Array);
+  } finally {
+    rows.free();
+  }
+  assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidArgument" && /^zarr-jpeg: these JPEG rows were freed$/.test(e.message));
+});
+
 /** Asserts `convert(file)` is refused with a one-line ConvertError naming the file and matching `pattern`, and leaves nothing. */
 async function assertRefused(file, pattern) {
   const dir = out();
