@@ -63,11 +63,15 @@ export async function convertJpegStream(file, output, options, started = perform
       return out.subarray(0, fs.readSync(fd, out, 0, n, at));
     });
     checkJpegFrame(frame, file);
+    if (size >= WASM_MEMORY) {
+      throw new ImageInputError(`${file} is ${describeBytes(size)}; the compressed file is held in WebAssembly memory, which holds 4 GiB`);
+    }
     const { config, shape } = jpegInputConfig(frame);
     const source = { file, height: frame.height, width: frame.width, channels: frame.components };
-    const rows = loader.jpegRows(size);
+    let rows;
     let whole;
     try {
+      rows = loader.jpegRows(size); // (a file WebAssembly's memory cannot hold is refused here)
       const buffer = new Uint8Array(Math.min(PIECE, size)); // (one, reused: not a file's worth of garbage)
       for (let at = 0; at < size; at += PIECE) {
         const piece = buffer.subarray(0, Math.min(PIECE, size - at));
@@ -82,7 +86,7 @@ export async function convertJpegStream(file, output, options, started = perform
       fd = undefined;
       whole = rows.start(config, shape);
     } catch (error) {
-      rows.free();
+      rows?.free();
       throw decodeError(error, file);
     }
     if (whole === null) {

