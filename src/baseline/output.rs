@@ -179,7 +179,10 @@ impl Writer {
         cur: &[RowBuffer],
         prev: &[RowBuffer],
     ) -> Result<(), Defer> {
-        let rows_per_mcu = 8 * self.v_max;
+        // (1, 2 or 4; `max` so that no division below can be by zero, now that the value is
+        // read from the decoder's state rather than known from the checks before it)
+        let v_max = self.v_max.max(1);
+        let rows_per_mcu = 8 * v_max;
         let y0 = i * rows_per_mcu;
         match self.chroma {
             Chroma::None => {
@@ -194,9 +197,9 @@ impl Writer {
                     return Err(Defer::INTERNAL);
                 };
                 for r in 0..rows_per_mcu {
-                    if r % self.v_max == 0 {
+                    if r % v_max == 0 {
                         for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
-                            let src = row(buf, r / self.v_max);
+                            let src = row(buf, r / v_max);
                             if src.is_empty() || up.len() != self.sink.padded_width {
                                 return Err(Defer::INTERNAL);
                             }
