@@ -308,6 +308,39 @@ test("corrupt entropy-coded data part-way: the same outcome as today's whole dec
   }
 });
 
+test("damaged JPEGs (bytes changed, cut short): a store, or a one-line ConvertError naming the file; never another error, never a partial store", async () => {
+  execFileSync("vips", ["crop", at("rgb.v"), at("small.v"), "0", "0", "61", "47"]);
+  execFileSync("vips", ["copy", at("small.v"), at("small.ppm")]);
+  // 4:2:0, 4:2:2 with restart intervals of 3 blocks, grayscale, progressive (decoded whole)
+  const small = [["-sample", "2x2"], ["-restart", "3B", "-sample", "2x1"], ["-grayscale"], ["-progressive"]]
+    .map((args) => Buffer.from(execFileSync("cjpeg", [...args, at("small.ppm")])));
+  let seed = 0x2545f491;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const outcomes = { store: 0, refused: 0 };
+  for (let round = 0; round < 120; round++) {
+    let damaged = Buffer.from(small[round % small.length]);
+    for (let k = 0; k < 1 + (round % 3); k++) {
+      const i = next() % damaged.length;
+      damaged[i] = next() & 255;
+      if ((next() & 7) === 0) damaged = damaged.subarray(0, i);
+    }
+    const file = at(`damaged-${round}.jpg`);
+    fs.writeFileSync(file, damaged);
+    const dir = out();
+    try {
+      await convert(file, dir, { levels: 1 });
+      outcomes.store++;
+    } catch (e) {
+      assert.ok(e instanceof ConvertError, `round ${round}: ${e?.stack ?? e}`);
+      assert.ok(e.message.includes(file) && !e.message.includes("\n"), `round ${round}: ${e.message}`);
+      assert.equal(fs.existsSync(dir), false);
+      outcomes.refused++;
+    }
+  }
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes(".partial-")), []);
+  assert.ok(outcomes.store > 0 && outcomes.refused > 0, JSON.stringify(outcomes));
+});
+
 test("a progressive JPEG too large to decode whole is refused by name before it is decoded (and the limit is WebAssembly's)", async () => {
   // 30,000² 4:4:4: 2.7 GB of samples, more than 2 GiB in one piece; a 5 MB file
   fs.writeFileSync(at("big-progressive.jpg"), flatProgressive(30000, 30000, [[1, 1], [1, 1], [1, 1]]));
