@@ -48,7 +48,6 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::StoredColorSpace;
 pub use decode::{
     check_output, decode, decode_into, decode_to_sink, zeroed_bytes, RowDecoder, Rows,
 };
@@ -57,9 +56,10 @@ pub use encode::{
     check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,
     SampleSource,
 };
+pub use decode::StoredColorSpace;
 pub use error::{CodecError, ErrorKind};
-pub use inspect::{inspect_stream, nearest_ijg_quality, FrameComponent, StreamInfo};
 pub use sink::SampleSink;
+pub use inspect::{inspect_stream, nearest_ijg_quality, FrameComponent, StreamInfo};
 pub use tile_stream::complete_tile_stream;
 
 /// The allocator of the decode-only wasm modules (built without `encoder`): talc instead of

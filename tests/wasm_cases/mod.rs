@@ -347,23 +347,11 @@ fn encode_options_leave_restart_intervals_out_or_name_what_is_wrong() {
 fn a_progressive_chunk_too_large_for_memory_is_an_error_not_a_trap() {
     let cfg = r#"{"quality": 90, "encoded_color_space": "ycbcr", "subsampling": [[1, 1], [1, 1], [1, 1]]}"#;
     let huge = crate::common::flat_progressive(26000, 26000, &[(1, 1); 3]);
-    let result = decode(
-        json(cfg),
-        Uint8Array::from(&huge[..]).into(),
-        shape(&[26000, 26000, 3]),
-    );
+    let result = decode(json(cfg), Uint8Array::from(&huge[..]).into(), shape(&[26000, 26000, 3]));
     let message = error_message(result, "bytes of memory");
-    assert!(
-        message.contains("26000 × 26000 (height × width) progressive stream"),
-        "{message}"
-    );
+    assert!(message.contains("26000 × 26000 (height × width) progressive stream"), "{message}");
     let small = crate::common::flat_progressive(96, 80, &[(1, 1); 3]);
-    let back = decode(
-        json(cfg),
-        Uint8Array::from(&small[..]).into(),
-        shape(&[80, 96, 3]),
-    )
-    .unwrap();
+    let back = decode(json(cfg), Uint8Array::from(&small[..]).into(), shape(&[80, 96, 3])).unwrap();
     assert!(back.to_vec().iter().all(|&v| v == 128));
 }
 
