@@ -253,6 +253,27 @@ test("JpegRows refuses misuse by name: a bad length, more bytes than announced, 
   assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidArgument" && /^zarr-jpeg: these JPEG rows were freed$/.test(e.message));
 });
 
+test("JpegRows whose instance trapped (and was replaced) refuse every later call; new ones work", () => {
+  const bytes = new Uint8Array(fs.readFileSync(at("420.jpg")));
+  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
+  const rows = jpegRows(bytes.length);
+  // a WebAssembly.RuntimeError thrown into the middle of the call (from the piece's length,
+  // which the wasm code reads), as a trap would be: the instance is replaced
+  const trapping = new Uint8Array(4);
+  Object.defineProperty(trapping, "length", { get: () => { throw new WebAssembly.RuntimeError("unreachable (simulated)"); } });
+  assert.throws(() => rows.append(trapping), (e) => e.kind === "InstanceTrapped" && /replaced by a fresh one/.test(e.message));
+  assert.throws(() => rows.nextRows(), (e) => e.kind === "InstanceTrapped" && /decoded in trapped and was replaced; they are lost/.test(e.message));
+  rows.free(); // (not into the new instance)
+  const again = jpegRows(bytes.length);
+  try {
+    again.append(bytes);
+    assert.equal(again.start(config, shape), null);
+    assert.ok(again.nextRows().length > 0);
+  } finally {
+    again.free();
+  }
+});
+
 /** Asserts `convert(file)` is refused with a one-line ConvertError naming the file and matching `pattern`, and leaves nothing. */
 async function assertRefused(file, pattern) {
   const dir = out();
