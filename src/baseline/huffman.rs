@@ -419,6 +419,10 @@ pub(crate) struct ScanControl {
     ended: bool,
     /// Bit reader state between MCU rows.
     pub(crate) bits: Bits,
+    /// Bytes of the scan's start dropped from `data` (`FastScan::drop_consumed`): positions
+    /// count from there, `seg_ends` from the scan's start.
+    #[cfg(feature = "encoder")]
+    consumed: usize,
 }
 
 impl FastScan {
@@ -471,14 +475,44 @@ impl FastScan {
                 seg: 0,
                 ended: false,
                 bits: Bits { pos: 0 },
+                #[cfg(feature = "encoder")]
+                consumed: 0,
             },
         })
+    }
+
+    /// Drops the bytes before the bit reader's position (between MCU rows) from `data`, the
+    /// end of the reversed buffer (a truncation, no copy), so that bit positions stay small
+    /// however long the scan: a row decoder's scan (`decode::RowDecoder`, a whole image's)
+    /// may hold more bits than a wasm32 `usize` counts.
+    #[cfg(feature = "encoder")]
+    pub(crate) fn drop_consumed(&mut self) {
+        let k = self.ctl.bits.pos >> 3;
+        if let Some(len) = self.data.len().checked_sub(k) {
+            self.data.truncate(len);
+            self.ctl.consumed += k;
+            self.ctl.bits.pos -= 8 * k;
+        }
     }
 }
 
 impl ScanControl {
     fn seg_end_bits(&self) -> Result<usize, Abandon> {
-        Ok(self.seg_ends.get(self.seg).ok_or(Abandon)? * 8)
+        Ok(self.end_bits(*self.seg_ends.get(self.seg).ok_or(Abandon)?))
+    }
+
+    /// The bit position of `end` (a byte offset from the scan's start). With bytes dropped
+    /// (`FastScan::drop_consumed`), an end too far ahead to count in bits (a long interval
+    /// of a huge scan) saturates to a position no row reaches, with room to add a row's bits.
+    #[inline(always)]
+    fn end_bits(&self, end: usize) -> usize {
+        #[cfg(feature = "encoder")]
+        return end
+            .saturating_sub(self.consumed)
+            .saturating_mul(8)
+            .min(usize::MAX / 4);
+        #[cfg(not(feature = "encoder"))]
+        return end * 8;
     }
 
     /// After an MCU row: `Abandon` if the current interval was read past its end.
@@ -527,7 +561,7 @@ impl ScanControl {
             return None;
         }
         Some(Bits {
-            pos: self.seg_ends.get(self.seg)? * 8,
+            pos: self.end_bits(*self.seg_ends.get(self.seg)?),
         })
     }
 }

@@ -301,6 +301,10 @@ impl Bands {
             self.finished = true;
             return Ok(false);
         }
+        // (the whole codec also decodes in bands, `decode::RowDecoder`, scans of any length:
+        // the bytes read so far are dropped, so bit positions stay small)
+        #[cfg(feature = "encoder")]
+        self.scan.drop_consumed();
         let set_count = self.sets.len();
         let count = if set_count > 1 && i + 2 * k <= mcu_y && self.scan.can_pair() {
             let (first, second) = self.sets.split_at_mut(k);

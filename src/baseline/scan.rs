@@ -88,8 +88,13 @@ impl Scan {
         }
         // FastScan's bit positions (8 per byte, plus what a broken row may read past the
         // end) must fit a usize with room to spare: 256 MiB of scan data on wasm32 (checked
-        // before the copy, which could otherwise take the rest of memory)
-        if stream.bytes().len().saturating_sub(frame.scan_start) >= usize::MAX / 16 {
+        // before the copy, which could otherwise take the rest of memory). The row decoder
+        // (an owned stream, in the whole codec) drops the bytes it has read after every MCU
+        // row (`drop_consumed`), so its positions stay small whatever the scan's length.
+        let owned_in_bands = cfg!(feature = "encoder") && matches!(stream, Stream::Owned(_));
+        if !owned_in_bands
+            && stream.bytes().len().saturating_sub(frame.scan_start) >= usize::MAX / 16
+        {
             return Err(Defer("scan data of 256 MiB or more"));
         }
         let fast = match stream {
@@ -160,6 +165,12 @@ impl Scan {
         }
         ctl.bits = dec.bits;
         ctl.check_row(&ctl.bits).map_err(|_| corrupt)
+    }
+
+    /// Drops the scan bytes read so far (between MCU rows; see `FastScan::drop_consumed`).
+    #[cfg(feature = "encoder")]
+    pub(crate) fn drop_consumed(&mut self) {
+        self.fast.drop_consumed();
     }
 
     /// MCU rows per restart interval when every interval is a whole number of MCU rows
