@@ -9,9 +9,8 @@
 // queue them; `nextRows()` decodes the next band only when the pyramid has taken the last.
 //
 // What the row decoder leaves to a whole-image decode (progressive JPEGs, which need every
-// coefficient until the last scan; components in separate scans; entropy-coded data of 256
-// MiB or more) is decoded whole, as before, by decodeAsync() (the full decoder), if that
-// fits: its memory (the image and the decoder's buffers, which the core states before
+// coefficient until the last scan; components in separate scans) is decoded whole, as
+// before, by decodeAsync() (the full decoder), if that fits: its memory (the image and the decoder's buffers, which the core states before
 // decoding) must fit WebAssembly's (4 GiB in all, the image 2 GiB in one piece); a larger
 // one is refused by name before anything is allocated for it. A stream whose entropy-coded
 // data the row decoder stops at part-way (corrupt data, which the full decoder may read

@@ -274,6 +274,38 @@ test("JpegRows whose instance trapped (and was replaced) refuse every later call
   }
 });
 
+// The row decoder drops the scan bytes it has read after every MCU row, so its bit
+// positions stay small: a scan of more than 256 MiB (which wasm32 positions could not count
+// with the decoder's margin, and which decode() leaves to the full decoder) is decoded in
+// bands. 44,000 × 65,535 grayscale, every block 48 bits (16-bit codes: DC 0, ZRL, EOB).
+test("a scan of more than 256 MiB is decoded in bands", () => {
+  const [H, W] = [44000, 65535];
+  const seg = (m, p) => [0xff, m, (p.length + 2) >> 8, (p.length + 2) & 255, ...p];
+  const head = [0xff, 0xd8,
+    ...seg(0xdb, [0, ...new Array(64).fill(1)]),
+    ...seg(0xc4, [0x00, ...new Array(15).fill(0), 1, 0x00]),
+    ...seg(0xc4, [0x10, ...new Array(15).fill(0), 2, 0xf0, 0x00]),
+    ...seg(0xc0, [8, H >> 8, H & 255, W >> 8, W & 255, 1, 1, 0x11, 0]),
+    ...seg(0xda, [1, 1, 0x00, 0, 63, 0])];
+  const blocks = Math.ceil(H / 8) * Math.ceil(W / 8);
+  const stream = new Uint8Array(head.length + 6 * blocks + 2);
+  stream.set(head);
+  for (let i = head.length + 5; i < head.length + 6 * blocks; i += 6) stream[i] = 1; // 00 00 00 00 00 01
+  stream.set([0xff, 0xd9], stream.length - 2);
+  assert.ok(6 * blocks > 256 * 2 ** 20);
+  const rows = jpegRows(stream.length);
+  try {
+    for (let i = 0; i < stream.length; i += 1 << 22) rows.append(stream.subarray(i, i + (1 << 22)));
+    assert.equal(rows.start({ quality: 95, encoded_color_space: "grayscale" }, [H, W]), null);
+    for (let k = 0; k < 100; k++) {
+      const band = rows.nextRows();
+      assert.ok(band.length % W === 0 && band.every((v) => v === 128), `band ${k}`);
+    }
+  } finally {
+    rows.free();
+  }
+});
+
 /** Asserts `convert(file)` is refused with a one-line ConvertError naming the file and matching `pattern`, and leaves nothing. */
 async function assertRefused(file, pattern) {
   const dir = out();
