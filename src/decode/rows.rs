@@ -10,7 +10,7 @@
 //! Only streams the baseline decoder takes are decoded in bands. The others
 //! (progressive ones, which need every coefficient until the last scan; components in
 //! separate scans; what the baseline decoder defers) are [`Rows::Whole`]: the caller
-//! decodes them whole ([`decode`](super::decode)), and [`Rows::Whole::bytes`] says
+//! decodes them whole ([`decode`](super::decode)), and the `bytes` of [`Rows::Whole`] say
 //! beforehand how much memory that takes. The same header checks and colour decisions
 //! as [`decode`](super::decode), so the same samples.
 
