@@ -24,7 +24,9 @@ re-encoded (--quality, default the estimate). Read a row of tiles at a time.
 chunks are stored in shards of 16 × 16 chunks (--shard 0: none). TIFF pages
 that are uncompressed, LZW, Deflate or PackBits (8-bit, 1 or 3 samples, tiles
 or strips, chunky or planar) are decoded a row of tiles at a time and encoded
-as any image. PNG (8-bit, non-interlaced) is read a band of rows at a time.
+as any image. PNG (8-bit, non-interlaced) and baseline JPEG are read a band of
+rows at a time (a JPEG file is held in memory compressed); progressive JPEGs
+are decoded whole, refused if they would not fit WebAssembly's 4 GiB.
 
 options:
   --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})

@@ -123,7 +123,7 @@ export interface ConvertSummary {
   levelConfig?: NormalizedJpegCodecConfiguration;
   /** 16-bit input: the window mapped to 0–255. */
   rescale?: { min: number; max: number };
-  /** The input was read a band of rows at a time (PNG, TIFF pages that are not JPEG). */
+  /** The input was read a band of rows at a time (PNG, baseline and extended sequential JPEG, TIFF pages that are not JPEG); false for a JPEG decoded whole (progressive). */
   streamed?: boolean;
 }
 

@@ -143,32 +143,44 @@ function hasTransparency(bytes) {
 
 /** The component count and precision from a JPEG's frame header (SOFn), or null. */
 export function jpegFrameInfo(bytes) {
+  return findJpegFrame((at, n) => bytes.subarray(at, at + n));
+}
+
+/**
+ * jpegFrameInfo() of a stream read through `read(at, n)` (up to n bytes at offset at; fewer
+ * at the end): the segments before the frame header are stepped over, not read.
+ */
+export function findJpegFrame(read) {
   let at = 2;
-  while (at + 4 <= bytes.length) {
-    if (bytes[at] !== 0xff) return null;
-    const marker = bytes[at + 1];
+  for (;;) {
+    const head = read(at, 10);
+    if (head.length < 4) return null;
+    if (head[0] !== 0xff) return null;
+    const marker = head[1];
     if (marker === 0xff) {
       at++;
       continue;
     }
-    const length = (bytes[at + 2] << 8) | bytes[at + 3];
+    const length = (head[2] << 8) | head[3];
     const isSof = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isSof && at + 10 <= bytes.length) {
+    if (isSof && head.length >= 10) {
       return {
-        precision: bytes[at + 4],
-        height: (bytes[at + 5] << 8) | bytes[at + 6],
-        width: (bytes[at + 7] << 8) | bytes[at + 8],
-        components: bytes[at + 9],
+        precision: head[4],
+        height: (head[5] << 8) | head[6],
+        width: (head[7] << 8) | head[8],
+        components: head[9],
       };
     }
     if (marker === 0xda) return null;
     at += 2 + length;
   }
-  return null;
 }
 
-async function decodeJpeg(bytes, name) {
-  const frame = jpegFrameInfo(bytes);
+/**
+ * The checks of a JPEG's frame (jpegFrameInfo()) before it is decoded, whole or in bands:
+ * 8-bit, 1 or 3 components, at least 1 × 1. Throws ImageInputError naming `name`.
+ */
+export function checkJpegFrame(frame, name) {
   if (!frame) throw new ImageInputError(`${name}: cannot find a JPEG frame header (truncated or not a JPEG)`);
   if (frame.precision !== 8) {
     throw new ImageInputError(`${name} is a ${frame.precision}-bit JPEG; the jpeg codec stores 8-bit (uint8) samples only`);
@@ -177,16 +189,28 @@ async function decodeJpeg(bytes, name) {
     throw new ImageInputError(`${name} has ${frame.components} colour components (CMYK?); only grayscale and colour JPEGs are supported`);
   }
   checkSize(frame.width, frame.height, name);
+}
+
+/**
+ * The configuration and shape a JPEG input is decoded with. This package's decoder reads
+ * the stored colour space from the markers (an RGB JPEG — Adobe transform 0, or ids R,G,B
+ * without JFIF — is not YCbCr-converted), and rejects by name what it cannot honour (YCCK /
+ * unknown Adobe transforms, arithmetic coding, …) instead of returning wrongly converted
+ * samples. `quality`, `encoded_color_space` and `subsampling` do not affect decoding;
+ * decoded_color_space rgb converts whatever the stream stores to RGB.
+ */
+export function jpegInputConfig({ height, width, components }) {
+  return components === 1
+    ? { config: { quality: 95, encoded_color_space: "grayscale" }, shape: [height, width] }
+    : { config: { quality: 95, encoded_color_space: "rgb" }, shape: [height, width, 3] };
+}
+
+async function decodeJpeg(bytes, name) {
+  const frame = jpegFrameInfo(bytes);
+  checkJpegFrame(frame, name);
   const { height, width, components: channels } = frame;
-  // This package's decoder: it reads the stored colour space from the markers (an RGB
-  // JPEG — Adobe transform 0, or ids R,G,B without JFIF — is not YCbCr-converted), and
-  // rejects by name what it cannot honour (YCCK / unknown Adobe transforms, arithmetic
-  // coding, …) instead of returning wrongly converted samples. decodeAsync loads the
-  // full decoder for progressive streams. `quality`, `encoded_color_space` and
-  // `subsampling` do not affect decoding; decoded_color_space rgb converts whatever the
-  // stream stores to RGB.
-  const config = channels === 1 ? { quality: 95, encoded_color_space: "grayscale" } : { quality: 95, encoded_color_space: "rgb" };
-  const shape = channels === 1 ? [height, width] : [height, width, 3];
+  const { config, shape } = jpegInputConfig(frame);
+  // decodeAsync loads the full decoder for progressive streams.
   const { decodeAsync } = await import("./loader.js");
   let data;
   try {

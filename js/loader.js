@@ -236,6 +236,39 @@ export function inspectStream(bytes) {
 }
 
 /**
+ * A JPEG image's rows, a band at a time (the converter's JPEG input; the whole codec's
+ * `JpegRows`, so `init()` first). `length`: the stream's bytes, then `append(piece)` for
+ * each piece of it in order; `start(config, shape)` checks it as decode() does and returns
+ * null when its rows can be pulled, else `{ reason, bytes }` for a stream only a whole
+ * decode takes (progressive, …; `bytes`: the memory that decode needs); `nextRows()` gives
+ * the next band of whole rows (a new Uint8Array), or undefined after the last; `free()`
+ * releases its WebAssembly memory. If the instance traps (and is replaced), the object is
+ * dead: every later call throws.
+ */
+export function jpegRows(length) {
+  const record = encoder();
+  const generation = record.generation ?? 0;
+  let inner = guarded(record, () => new record.glue.JpegRows(length));
+  const replaced = () => (record.generation ?? 0) !== generation;
+  const use = (method, ...args) => {
+    if (!inner) throw argumentError("these JPEG rows were freed");
+    if (replaced()) {
+      throw packageError("InstanceTrapped", "the WebAssembly instance these JPEG rows were decoded in trapped and was replaced; they are lost");
+    }
+    return guarded(record, () => inner[method](...args));
+  };
+  return {
+    append: (piece) => use("append", piece),
+    start: (config, shape) => use("start", config, shape),
+    nextRows: () => use("nextRows"),
+    free() {
+      if (inner && !replaced()) inner.free();
+      inner = null;
+    },
+  };
+}
+
+/**
  * A TIFF tile's complete JPEG stream: the page's JPEGTables (tag 347) spliced in after the
  * tile's SOI, and, when `colorSpace` ("grayscale" | "rgb" | "ycbcr") is given, colour
  * markers that make the spec's decoding rules give it; entropy-coded data unchanged. For
@@ -314,14 +347,20 @@ function anyLoaded() {
 }
 
 function call(record, name, ...args) {
+  return guarded(record, () => record.glue[name](...args));
+}
+
+/** Runs `run` (a call into `record`'s instance), replacing the instance if it trapped. */
+function guarded(record, run) {
   try {
-    return record.glue[name](...args);
+    return run();
   } catch (error) {
     // A trap, or a JS stack overflow unwinding through wasm frames (which skips the
     // epilogues that restore wasm's own stack pointer): either way the instance is suspect.
     if (error instanceof WebAssembly.RuntimeError || error instanceof RangeError) {
       record.glue.__resetInstance();
       record.glue.initSync({ module: record.compiled });
+      record.generation = (record.generation ?? 0) + 1;
       throw packageError(
         "InstanceTrapped",
         `the WebAssembly instance trapped (${error.name}: ${error.message}) and was replaced by a fresh one; ` +

@@ -105,6 +105,32 @@ impl ChunkLayout {
         Ok(layout)
     }
 
+    /// [`for_config`](Self::for_config) of an image handed over a band of rows at a time
+    /// (`RowDecoder`), which need not fit in memory: a colour image of more samples than
+    /// a wasm32 `usize` counts, which `from_shape` refuses, is taken.
+    pub(crate) fn for_config_in_bands(shape: &[u64], config: &JpegConfig) -> Result<ChunkLayout> {
+        match (Self::for_config(shape, config), shape) {
+            (Err(e), &[h, w, 3])
+                if e.kind() == crate::ErrorKind::InvalidShape
+                    && config.components() == 3
+                    && (1..=MAX_DIMENSION).contains(&h)
+                    && (1..=MAX_DIMENSION).contains(&w) =>
+            {
+                Ok(ChunkLayout {
+                    height: h as u16,
+                    width: w as u16,
+                    components: 3,
+                })
+            }
+            (result, _) => result,
+        }
+    }
+
+    /// Samples in the image, whatever the platform's address space.
+    pub(crate) fn sample_count_u64(&self) -> u64 {
+        u64::from(self.height) * u64::from(self.width) * u64::from(self.components)
+    }
+
     /// Samples in the chunk; `from_shape` guarantees this fits in `usize`.
     pub fn sample_count(&self) -> usize {
         self.checked_sample_count().unwrap_or(usize::MAX)

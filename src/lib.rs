@@ -48,7 +48,9 @@ pub mod wasm;
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};
 pub use config_value::ConfigValue;
-pub use decode::{check_output, decode, decode_into, decode_to_sink, zeroed_bytes};
+pub use decode::{
+    check_output, decode, decode_into, decode_to_sink, zeroed_bytes, RowDecoder, Rows,
+};
 #[cfg(feature = "encoder")]
 pub use encode::{
     check_stream_fits, encode, encode_from, encode_from_with_options, EncodeOptions, QuantTable,

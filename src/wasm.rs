@@ -164,8 +164,14 @@ pub fn inspect_stream(stream: JsValue) -> Result<JsValue, JsValue> {
         ("width".into(), num(info.width.into())),
         ("components".into(), V::Array(components)),
         ("jfif".into(), V::Bool(info.jfif)),
-        ("adobeTransform".into(), info.adobe_transform.map_or(V::Null, |t| num(t.into()))),
-        ("quality".into(), info.quality.map_or(V::Null, |q| num(q.into()))),
+        (
+            "adobeTransform".into(),
+            info.adobe_transform.map_or(V::Null, |t| num(t.into())),
+        ),
+        (
+            "quality".into(),
+            info.quality.map_or(V::Null, |q| num(q.into())),
+        ),
     ])))
 }
 
@@ -234,6 +240,101 @@ pub fn decode_into(
     Ok(())
 }
 
+/// A whole JPEG image decoded a band of rows at a time, pulled by the caller (the
+/// converter's JPEG input; `crate::RowDecoder`). Only in the whole codec (`encoder`), which
+/// the converter loads, so the viewers' decode-only modules do not carry it.
+///
+/// `new JpegRows(length)` reserves the stream's bytes; `append(piece)` copies the next
+/// piece in (the caller reads the file a piece at a time, so the stream is held once, here,
+/// where it is then destuffed in place); `start(config, shape)` checks it as `decode` does
+/// and returns null when its rows can be pulled, or `{ reason, bytes }` for a stream only
+/// a whole decode takes (progressive, ...: `bytes` is the memory that decode needs);
+/// `nextRows()` returns the next band of whole rows as a new `Uint8Array`, or undefined
+/// after the last. `free()` releases its memory.
+#[cfg(feature = "encoder")]
+#[wasm_bindgen(js_name = JpegRows)]
+pub struct JpegRows {
+    stream: Vec<u8>,
+    rows: Option<crate::RowDecoder>,
+}
+
+#[cfg(feature = "encoder")]
+#[wasm_bindgen(js_class = JpegRows)]
+impl JpegRows {
+    #[wasm_bindgen(constructor)]
+    pub fn new(length: JsValue) -> Result<JpegRows, JsValue> {
+        let length = match crate::js_value::number(&length) {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as usize,
+            _ => {
+                return Err(codec_error(CodecError::data(format!(
+                    "the stream's length must be a whole number of bytes below 4 GiB, got {}",
+                    describe_value(&length)
+                ))))
+            }
+        };
+        let mut stream = Vec::new();
+        if stream.try_reserve_exact(length).is_err() {
+            return Err(codec_error(CodecError::data(format!(
+                "the stream is {} bytes, more than WebAssembly's memory can take",
+                crate::error::Int::of(length)
+            ))));
+        }
+        Ok(JpegRows { stream, rows: None })
+    }
+
+    /// Copies `piece` (a `Uint8Array`) after the bytes appended so far.
+    pub fn append(&mut self, piece: JsValue) -> Result<(), JsValue> {
+        let piece = uint8_array(&piece, "the piece of the stream")?;
+        let (at, n) = (self.stream.len(), piece.length() as usize);
+        if self.rows.is_some() || n > self.stream.capacity() - at {
+            return Err(codec_error(CodecError::data(
+                "more bytes appended than the stream's length, or after start()",
+            )));
+        }
+        if n > 0 {
+            self.stream.resize(at + n, 0);
+            piece.copy_to(&mut self.stream[at..]);
+        }
+        Ok(())
+    }
+
+    /// Checks the stream against `config` and `shape` (the image's) and sets up its decode
+    /// in bands (returns null), or returns `{ reason, bytes }` for a whole decode.
+    pub fn start(&mut self, config: JsValue, shape: JsValue) -> Result<JsValue, JsValue> {
+        use crate::ConfigValue as V;
+        let config = parse_config(config)?;
+        let shape = parse_shape(&shape)?;
+        if self.rows.is_some() {
+            return Err(codec_error(CodecError::data("start() was called already")));
+        }
+        let stream = core::mem::take(&mut self.stream);
+        match crate::RowDecoder::new(&config, stream, &shape).map_err(codec_error)? {
+            crate::Rows::Bands(rows) => {
+                self.rows = Some(rows);
+                Ok(JsValue::NULL)
+            }
+            crate::Rows::Whole { reason, bytes } => Ok(from_config_value(&V::Object(vec![
+                ("reason".into(), V::String(reason)),
+                ("bytes".into(), V::Number(bytes as f64)),
+            ]))),
+        }
+    }
+
+    /// The next band of whole rows, or undefined after the last.
+    #[wasm_bindgen(js_name = nextRows)]
+    pub fn next_rows(&mut self) -> Result<JsValue, JsValue> {
+        let Some(rows) = &mut self.rows else {
+            return Err(codec_error(CodecError::data(
+                "start() has not set up a decode in bands",
+            )));
+        };
+        match rows.next_rows().map_err(codec_error)? {
+            Some(band) => Ok(Uint8Array::from(band).into()),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+}
+
 /// The complete stream of a TIFF tile's JPEG data: the page's JPEGTables (`tables`,
 /// optional) spliced in, and colour markers for the colour space the container declares
 /// (`colorSpace`: "grayscale", "rgb", "ycbcr", or absent to leave the markers alone).
@@ -264,8 +365,8 @@ pub fn complete_tile_stream(
             }
         })
     };
-    let stream = crate::complete_tile_stream(&tile, tables.as_deref(), declared)
-        .map_err(codec_error)?;
+    let stream =
+        crate::complete_tile_stream(&tile, tables.as_deref(), declared).map_err(codec_error)?;
     Ok(Uint8Array::from(stream.as_slice()))
 }
 

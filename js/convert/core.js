@@ -570,6 +570,11 @@ export async function convert(input, output, options = {}) {
     const { convertTiff } = await import("./tiff-convert.js");
     return convertTiff(input, output, options, started);
   }
+  if (format === "jpeg") {
+    // baseline JPEGs stream a band of rows at a time; others are decoded whole there
+    const { convertJpegStream } = await import("./jpeg-rows.js");
+    return convertJpegStream(input, output, options, started);
+  }
   if (format === "png") {
     // 8-bit, non-interlaced PNGs stream a band of rows at a time; others are read whole
     const { pngHeader, streamablePng } = await import("./png-rows.js");

@@ -419,22 +419,32 @@ pub(crate) struct ScanControl {
     ended: bool,
     /// Bit reader state between MCU rows.
     pub(crate) bits: Bits,
+    /// Bytes of the scan's start dropped from `data` (`FastScan::drop_consumed`): positions
+    /// count from there, `seg_ends` from the scan's start.
+    #[cfg(feature = "encoder")]
+    consumed: usize,
 }
 
 impl FastScan {
     /// Destuffs the scan data `scan` (the bytes after the SOS header, to the end of the
     /// stream); `Abandon` unless it ends in EOI with only RSTn markers and `FF00` before.
+    /// Bit positions (8 per byte, plus what a broken row may read past the end) must fit a
+    /// usize with room to spare: `Scan::new` checks the scan's length before it is copied.
     #[inline(never)]
     pub(crate) fn new(scan: &[u8]) -> Result<FastScan, Abandon> {
-        // bit positions (8 per byte, plus what a broken row may read past the end) must fit
-        // a usize with room to spare: 256 MB on wasm32 (checked before the copy, which
-        // could otherwise take the rest of memory)
-        if scan.len() >= usize::MAX / 16 {
-            return Err(Abandon);
-        }
-        let mut data = scan.to_vec();
+        FastScan::destuff(scan.to_vec(), 0)
+    }
+
+    /// [`FastScan::new`] of `stream[start..]`, destuffed in place in the stream's own
+    /// buffer (the row decoder owns the stream: no second copy of it is made).
+    pub(crate) fn from_stream(stream: Vec<u8>, start: usize) -> Result<FastScan, Abandon> {
+        FastScan::destuff(stream, start)
+    }
+
+    /// Destuffs `data[start..]` to the front of `data`.
+    fn destuff(mut data: Vec<u8>, start: usize) -> Result<FastScan, Abandon> {
         let mut seg_ends = Vec::new();
-        let (mut r, mut w) = (0, 0);
+        let (mut r, mut w) = (start, 0);
         loop {
             let at = r + find_ff(data.get(r..).ok_or(Abandon)?).ok_or(Abandon)?;
             data.copy_within(r..at, w);
@@ -465,14 +475,44 @@ impl FastScan {
                 seg: 0,
                 ended: false,
                 bits: Bits { pos: 0 },
+                #[cfg(feature = "encoder")]
+                consumed: 0,
             },
         })
+    }
+
+    /// Drops the bytes before the bit reader's position (between MCU rows) from `data`, the
+    /// end of the reversed buffer (a truncation, no copy), so that bit positions stay small
+    /// however long the scan: a row decoder's scan (`decode::RowDecoder`, a whole image's)
+    /// may hold more bits than a wasm32 `usize` counts.
+    #[cfg(feature = "encoder")]
+    pub(crate) fn drop_consumed(&mut self) {
+        let k = self.ctl.bits.pos >> 3;
+        if let Some(len) = self.data.len().checked_sub(k) {
+            self.data.truncate(len);
+            self.ctl.consumed += k;
+            self.ctl.bits.pos -= 8 * k;
+        }
     }
 }
 
 impl ScanControl {
     fn seg_end_bits(&self) -> Result<usize, Abandon> {
-        Ok(self.seg_ends.get(self.seg).ok_or(Abandon)? * 8)
+        Ok(self.end_bits(*self.seg_ends.get(self.seg).ok_or(Abandon)?))
+    }
+
+    /// The bit position of `end` (a byte offset from the scan's start). With bytes dropped
+    /// (`FastScan::drop_consumed`), an end too far ahead to count in bits (a long interval
+    /// of a huge scan) saturates to a position no row reaches, with room to add a row's bits.
+    #[inline(always)]
+    fn end_bits(&self, end: usize) -> usize {
+        #[cfg(feature = "encoder")]
+        return end
+            .saturating_sub(self.consumed)
+            .saturating_mul(8)
+            .min(usize::MAX / 4);
+        #[cfg(not(feature = "encoder"))]
+        return end * 8;
     }
 
     /// After an MCU row: `Abandon` if the current interval was read past its end.
@@ -521,7 +561,7 @@ impl ScanControl {
             return None;
         }
         Some(Bits {
-            pos: self.seg_ends.get(self.seg)? * 8,
+            pos: self.end_bits(*self.seg_ends.get(self.seg)?),
         })
     }
 }

@@ -36,13 +36,19 @@ pub(crate) enum Chroma {
 /// when the band is converted and handed to the sink.
 pub(crate) const BAND_BYTES: usize = 64 * 1024;
 
-/// Where converted rows go: output rows in order, gathered into bands of whole rows; each
-/// finished band gets the in-place colour conversion, then (for a sink) is handed over.
-pub(crate) struct Sink<'o> {
-    /// the whole output (no sink), or the band buffer the sink's bands are made in
+/// Where a band of rows is made and handed over: the whole output (no sink), or the band
+/// buffer the sink's bands are made in, with the sink. Lent to each call, so that the
+/// decoder's own state (`Sink`, `Writer`) borrows nothing and can be kept between calls
+/// (`baseline::Bands`).
+pub(crate) struct Out<'o> {
     pub buf: &'o mut [u8],
     pub sink: Option<&'o mut dyn SampleSink>,
-    /// the row `buf` starts with (always 0 without a sink)
+}
+
+/// Where converted rows go: output rows in order, gathered into bands of whole rows; each
+/// finished band gets the in-place colour conversion, then (for a sink) is handed over.
+pub(crate) struct Sink {
+    /// the row `Out::buf` starts with (always 0 without a sink)
     pub buf_row: usize,
     /// rows per band
     pub band_rows: usize,
@@ -59,12 +65,18 @@ pub(crate) struct Sink<'o> {
     pub convert16: ColorConvert16Ptr,
 }
 
-impl Sink<'_> {
+impl Sink {
     /// Converts output rows `y..y + count` (the next ones; those past the image height are
     /// not written) from `count` rows of each component (`padded_width` samples each), in
     /// as few kernel calls as the bands allow: one call per row costs as much as the
     /// conversion itself on small chunks.
-    fn emit_rows(&mut self, y: usize, count: usize, rows: [&[i16]; 3]) -> Result<(), Defer> {
+    fn emit_rows(
+        &mut self,
+        out: &mut Out<'_>,
+        y: usize,
+        count: usize,
+        rows: [&[i16]; 3],
+    ) -> Result<(), Defer> {
         let count = count.min(self.height.saturating_sub(y));
         let pw = self.padded_width;
         let n = self.row_bytes;
@@ -72,14 +84,14 @@ impl Sink<'_> {
         let mut done = 0;
         while done < count {
             if self.rows == self.band_rows {
-                self.flush()?;
+                self.flush(out)?;
             }
             let m = (count - done).min(self.band_rows - self.rows);
             if y + done != self.first + self.rows {
                 return Err(Defer::INTERNAL);
             }
             let at = (y + done - self.buf_row) * n;
-            let out = self.buf.get_mut(at..at + m * n).ok_or(Defer::INTERNAL)?;
+            let dst = out.buf.get_mut(at..at + m * n).ok_or(Defer::INTERNAL)?;
             self.rows += m;
             let mut r: [&[i16]; 4] = [&[], &[], &[], &[]];
             for (dst, src) in r.iter_mut().zip(rows) {
@@ -89,10 +101,10 @@ impl Sink<'_> {
                 return Err(Defer::INTERNAL);
             }
             match self.output {
-                Output::Luma => luma_rows(r[0], self.width, pw, out),
-                Output::Copy => copy_removing_padding(&r, self.width, pw, out),
+                Output::Luma => luma_rows(r[0], self.width, pw, dst),
+                Output::Copy => copy_removing_padding(&r, self.width, pw, dst),
                 Output::YcbcrToRgb => {
-                    color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, out)
+                    color_convert_ycbcr(&r, self.width, pw, ColorSpace::RGB, self.convert16, dst)
                 }
             }
             done += m;
@@ -102,10 +114,10 @@ impl Sink<'_> {
 
     /// Converts the band's rows and hands them to the sink; the next band starts after them.
     #[inline(never)]
-    fn flush(&mut self) -> Result<(), Defer> {
+    fn flush(&mut self, out: &mut Out<'_>) -> Result<(), Defer> {
         let n = self.row_bytes;
         let from = (self.first - self.buf_row) * n;
-        let band = self
+        let band = out
             .buf
             .get_mut(from..from + self.rows * n)
             .ok_or(Defer::INTERNAL)?;
@@ -114,16 +126,18 @@ impl Sink<'_> {
         }
         self.first += self.rows;
         self.rows = 0;
-        if let Some(sink) = &mut self.sink {
-            sink.write(from + self.buf_row * n, band);
+        if let Some(sink) = &mut out.sink {
+            // (wrapping: an image handed over in bands, `decode::RowDecoder`'s, can hold
+            // more bytes than a wasm32 usize counts; its sink does not read the offset)
+            sink.write(self.buf_row.wrapping_mul(n).wrapping_add(from), band);
             self.buf_row = self.first;
         }
         Ok(())
     }
 
     /// Flushes the last band; every row of the image must have been written.
-    pub(crate) fn finish(&mut self) -> Result<(), Defer> {
-        self.flush()?;
+    pub(crate) fn finish(&mut self, out: &mut Out<'_>) -> Result<(), Defer> {
+        self.flush(out)?;
         if self.first != self.height {
             return Err(Defer::INTERNAL);
         }
@@ -131,8 +145,8 @@ impl Sink<'_> {
     }
 }
 
-pub(crate) struct Writer<'o> {
-    pub sink: Sink<'o>,
+pub(crate) struct Writer {
+    pub sink: Sink,
     pub chroma: Chroma,
     pub upsampler: UpSampler,
     pub v_max: usize,
@@ -152,17 +166,23 @@ fn rows(buf: &RowBuffer, r: usize, n: usize) -> &[i16] {
         .unwrap_or(&[])
 }
 
-impl Writer<'_> {
+impl Writer {
     /// Writes MCU row `i` (`cur`, one buffer per component); `prev` holds MCU row `i - 1`
-    /// (used for vertical chroma only).
+    /// (used for vertical chroma only). (Inlined in the modules without the encoder, as
+    /// it was in the loop before `baseline::Bands`.)
+    #[cfg_attr(not(feature = "encoder"), inline(always))]
     pub(crate) fn write_row(
         &mut self,
+        out: &mut Out<'_>,
         i: usize,
         last: bool,
         cur: &[RowBuffer],
         prev: &[RowBuffer],
     ) -> Result<(), Defer> {
-        let rows_per_mcu = 8 * self.v_max;
+        // (1, 2 or 4; `max` so that no division below can be by zero, now that the value is
+        // read from the decoder's state rather than known from the checks before it)
+        let v_max = self.v_max.max(1);
+        let rows_per_mcu = 8 * v_max;
         let y0 = i * rows_per_mcu;
         match self.chroma {
             Chroma::None => {
@@ -170,16 +190,16 @@ impl Writer<'_> {
                 // one contiguous slice per component
                 let get = |k: usize| cur.get(k).map(|b| rows(b, 0, rows_per_mcu)).unwrap_or(&[]);
                 self.sink
-                    .emit_rows(y0, rows_per_mcu, [get(0), get(1), get(2)])?;
+                    .emit_rows(out, y0, rows_per_mcu, [get(0), get(1), get(2)])?;
             }
             Chroma::Rows => {
                 let [y, cb, cr] = cur else {
                     return Err(Defer::INTERNAL);
                 };
                 for r in 0..rows_per_mcu {
-                    if r % self.v_max == 0 {
+                    if r % v_max == 0 {
                         for (up, buf) in self.up.iter_mut().zip([cb, cr]) {
-                            let src = row(buf, r / self.v_max);
+                            let src = row(buf, r / v_max);
                             if src.is_empty() || up.len() != self.sink.padded_width {
                                 return Err(Defer::INTERNAL);
                             }
@@ -187,7 +207,7 @@ impl Writer<'_> {
                         }
                     }
                     self.sink
-                        .emit_rows(y0 + r, 1, [row(y, r), &self.up[0], &self.up[1]])?;
+                        .emit_rows(out, y0 + r, 1, [row(y, r), &self.up[0], &self.up[1]])?;
                 }
             }
             Chroma::Vertical => {
@@ -204,7 +224,7 @@ impl Writer<'_> {
                         [row(pcb, 6), row(pcr, 6)],
                         [row(cb, 0), row(cr, 0)],
                     )?;
-                    self.emit_pair(y0 - 2, rows(py, 14, 2))?;
+                    self.emit_pair(out, y0 - 2, rows(py, 14, 2))?;
                 }
                 let end = if last { 8 } else { 7 };
                 for c in 0..end {
@@ -220,7 +240,7 @@ impl Writer<'_> {
                     };
                     let below = [row(cb, (c + 1).min(7)), row(cr, (c + 1).min(7))];
                     self.upsample([row(cb, c), row(cr, c)], above, below)?;
-                    self.emit_pair(y0 + 2 * c, rows(y, 2 * c, 2))?;
+                    self.emit_pair(out, y0 + 2 * c, rows(y, 2 * c, 2))?;
                 }
             }
         }
@@ -249,10 +269,11 @@ impl Writer<'_> {
     }
 
     /// The two output rows of one vertically up-sampled chroma row, from `luma`'s two rows.
-    fn emit_pair(&mut self, y: usize, luma: &[i16]) -> Result<(), Defer> {
+    fn emit_pair(&mut self, out: &mut Out<'_>, y: usize, luma: &[i16]) -> Result<(), Defer> {
         let pw = self.sink.padded_width;
         let [c0, c1] = &self.up;
         self.sink.emit_rows(
+            out,
             y,
             2,
             [

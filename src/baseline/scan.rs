@@ -36,9 +36,28 @@ pub(crate) struct Scan {
     idct: Idct,
 }
 
+/// The stream a scan is decoded from: borrowed (its scan data is copied to be destuffed)
+/// or owned (destuffed in place).
+pub(crate) enum Stream<'s> {
+    Borrowed(&'s [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Stream<'_> {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Stream::Borrowed(s) => s,
+            Stream::Owned(s) => s,
+        }
+    }
+}
+
 impl Scan {
+    /// (Inlined in the modules without the encoder, which borrow the stream only: the
+    /// owned case is then not linked in.)
+    #[cfg_attr(not(feature = "encoder"), inline(always))]
     pub(crate) fn new(
-        stream: &[u8],
+        stream: Stream<'_>,
         frame: &Frame,
         mcu_x: usize,
         idct: Idct,
@@ -67,9 +86,24 @@ impl Scan {
             table_of.push(tables.len());
             ComponentTables::push(&mut tables, dc, ac, qt);
         }
-        let data = stream.get(frame.scan_start..).ok_or(Defer::INTERNAL)?;
-        let fast = FastScan::new(data)
-            .map_err(|_| Defer("scan data with markers other than RSTn, fill bytes or no EOI"))?;
+        // FastScan's bit positions (8 per byte, plus what a broken row may read past the
+        // end) must fit a usize with room to spare: 256 MiB of scan data on wasm32 (checked
+        // before the copy, which could otherwise take the rest of memory). The row decoder
+        // (an owned stream, in the whole codec) drops the bytes it has read after every MCU
+        // row (`drop_consumed`), so its positions stay small whatever the scan's length.
+        let owned_in_bands = cfg!(feature = "encoder") && matches!(stream, Stream::Owned(_));
+        if !owned_in_bands
+            && stream.bytes().len().saturating_sub(frame.scan_start) >= usize::MAX / 16
+        {
+            return Err(Defer("scan data of 256 MiB or more"));
+        }
+        let fast = match stream {
+            Stream::Borrowed(stream) => {
+                FastScan::new(stream.get(frame.scan_start..).ok_or(Defer::INTERNAL)?)
+            }
+            Stream::Owned(stream) => FastScan::from_stream(stream, frame.scan_start),
+        }
+        .map_err(|_| Defer("scan data with markers other than RSTn, fill bytes or no EOI"))?;
         Ok(Scan {
             fast,
             tables,
@@ -131,6 +165,12 @@ impl Scan {
         }
         ctl.bits = dec.bits;
         ctl.check_row(&ctl.bits).map_err(|_| corrupt)
+    }
+
+    /// Drops the scan bytes read so far (between MCU rows; see `FastScan::drop_consumed`).
+    #[cfg(feature = "encoder")]
+    pub(crate) fn drop_consumed(&mut self) {
+        self.fast.drop_consumed();
     }
 
     /// MCU rows per restart interval when every interval is a whole number of MCU rows

@@ -8,7 +8,7 @@ use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
 use zune_jpeg::JpegDecoder;
 
-use super::decoded_chunk_buffer;
+use super::{decoded_chunk_buffer, zune_buffer_sizes};
 use crate::chunk::ChunkLayout;
 use crate::error::{CodecError, Int, Result};
 use crate::markers::{self, CodingProcess, StreamHeader};
@@ -132,53 +132,6 @@ fn check_separate_scans(stream: &[u8], header: &StreamHeader) -> Result<()> {
         first = false;
         pos = markers::entropy_coded_end(stream, pos);
     }
-}
-
-/// The sizes in bytes of the largest buffers zune-jpeg allocates for `header`: a
-/// progressive stream (or one that codes its components in separate scans) keeps every
-/// component's coefficients, as `i16`, until its last scan (`mcu_prog.rs`, `mcu.rs`); the
-/// rows of MCUs that every stream needs are small beside the chunk.
-pub fn zune_buffer_sizes(header: &StreamHeader) -> Vec<u64> {
-    let (width, height) = (u64::from(header.width), u64::from(header.height));
-    let largest = |factor: fn(&markers::ComponentSpec) -> u8| {
-        header
-            .components
-            .iter()
-            .map(|c| u64::from(factor(c)))
-            .max()
-            .unwrap_or(1)
-            .max(1)
-    };
-    let (h_max, v_max) = (largest(|c| c.horizontal), largest(|c| c.vertical));
-    let whole_image = header.process == CodingProcess::Progressive || header.separate_scans();
-    let mut sizes = Vec::new();
-    let mut rows = 0;
-    for c in &header.components {
-        let (h, v) = (u64::from(c.horizontal), u64::from(c.vertical));
-        // samples of the component padded to whole MCUs (of the largest factors; a lone
-        // component's, which zune reads as 8 × 8 blocks whatever its factors, the larger)
-        let interleaved_width = width.div_ceil(8 * h_max) * 8 * h;
-        let interleaved_height = height.div_ceil(8 * v_max) * 8 * v;
-        let (padded_width, padded_height) = if header.components.len() == 1 {
-            let blocks_width = width.div_ceil(8) * 8;
-            let blocks_height = height.div_ceil(8) * 8;
-            (
-                interleaved_width.max(blocks_width),
-                interleaved_height.max(blocks_height),
-            )
-        } else {
-            (interleaved_width, interleaved_height)
-        };
-        if whole_image {
-            sizes.push(2 * padded_width * padded_height);
-        }
-        // a row of MCUs as coefficients, its up-sampled rows and the row above (generously;
-        // zune reads a lone component's factors as 1)
-        let row_v = if header.components.len() == 1 { 1 } else { v };
-        rows += 16 * padded_width * row_v * 8;
-    }
-    sizes.push(rows);
-    sizes
 }
 
 /// Reserves, and frees, the memory zune-jpeg is about to allocate (after `first` bytes for

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PNG } from "pngjs";
 import { init } from "../../dist/index.js";
@@ -114,4 +114,315 @@ test("bad PNGs: cut short, corrupt image data, a filter type that does not exist
     assert.equal(fs.existsSync(dir), false);
     assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes(".partial-")), []);
   }
+});
+
+// ------------------------------------------------------------------ JPEG input
+// Single-file JPEGs stream too (js/convert/jpeg-rows.js): a baseline or extended sequential
+// JPEG is decoded a band of rows at a time by the core's row decoder (JpegRows), pulled as
+// the pyramid takes them; a progressive one is decoded whole, as before, when it fits. The
+// store is byte for byte the one convert() writes from today's whole decode of the same
+// file (readImageFile), for JPEGs written at test time by libjpeg-turbo's cjpeg, Pillow and
+// libvips in every sampling, odd sizes, restart intervals, RGB and grayscale; the rows are
+// djpeg's within the interop bound; bad files are refused by name, nothing written.
+const { jpegRows } = await import("../../dist/loader.js");
+const { readImageFile, jpegFrameInfo, jpegInputConfig } = await import("../../dist/image-input.js");
+const { assertLikeDjpeg } = await import("./helpers/djpeg.mjs");
+const { flatProgressive } = await import("./helpers/flat-progressive.mjs");
+
+execFileSync("vips", ["copy", at("rgb.v"), at("rgb.ppm")]);
+execFileSync("vips", ["copy", path.join(samples, "cell.png"), at("gray.pgm")]);
+const cjpeg = (name, input, args) => fs.writeFileSync(at(name), execFileSync("cjpeg", [...args, at(input)]));
+cjpeg("gray.jpg", "gray.pgm", ["-quality", "90"]);
+cjpeg("420.jpg", "rgb.ppm", ["-quality", "90", "-sample", "2x2"]);
+cjpeg("444.jpg", "rgb.ppm", ["-quality", "90", "-sample", "1x1"]);
+cjpeg("422.jpg", "rgb.ppm", ["-quality", "85", "-sample", "2x1", "-optimize"]);
+cjpeg("restart-rows.jpg", "rgb.ppm", ["-quality", "90", "-restart", "1"]);
+cjpeg("restart-blocks.jpg", "rgb.ppm", ["-quality", "90", "-sample", "1x2", "-restart", "7B"]);
+cjpeg("rgb.jpg", "rgb.ppm", ["-quality", "90", "-rgb"]);
+cjpeg("progressive.jpg", "rgb.ppm", ["-quality", "90", "-progressive"]);
+execFileSync(PYTHON, ["-c", `
+from PIL import Image
+im = Image.open(${JSON.stringify(path.join(samples, "ihc.png"))}).convert("RGB")
+im.crop((7, 3, 7 + 301, 3 + 277)).save(${JSON.stringify(at("pil444.jpg"))}, quality=92, subsampling=0)
+im.crop((0, 0, 333, 251)).save(${JSON.stringify(at("pil420.jpg"))}, quality=80, subsampling=2, optimize=True)
+im.crop((0, 0, 255, 129)).convert("L").save(${JSON.stringify(at("pil-gray.jpg"))}, quality=90)
+im.crop((1, 1, 200, 150)).save(${JSON.stringify(at("pil-progressive.jpg"))}, quality=90, progressive=True)
+`]);
+execFileSync("vips", ["jpegsave", at("rgb.v"), at("vips.jpg"), "--Q", "80"]);
+
+const JPEGS = [
+  "gray.jpg", "420.jpg", "444.jpg", "422.jpg", "restart-rows.jpg", "restart-blocks.jpg", "rgb.jpg",
+  "pil444.jpg", "pil420.jpg", "pil-gray.jpg", "vips.jpg", "progressive.jpg", "pil-progressive.jpg",
+];
+
+/** Today's whole-image read (decodeJpeg) as convert()'s in-memory input. */
+async function wholeImage(file) {
+  const image = await readImageFile(file);
+  return { data: image.data, shape: image.channels === 1 ? [image.height, image.width] : [image.height, image.width, 3] };
+}
+
+const jpegVariants = [
+  ["defaults", {}],
+  ["sharded, 64-px chunks, 2 workers, channel axis last", { chunk: 64, shard: 128, workers: 2, channelAxis: "last" }],
+];
+for (const file of JPEGS) {
+  for (const [label, options] of jpegVariants) {
+    test(`${file}, ${label}: the store equals convert() of the whole decoded image, byte for byte`, async () => {
+      const streamed = out();
+      const whole = out();
+      const opts = { ...options, name: "x" };
+      const s = await convert(at(file), streamed, opts);
+      const w = await convert(await wholeImage(at(file)), whole, opts);
+      // baseline JPEGs are read in bands, progressive ones decoded whole
+      assert.equal(s.streamed, !/progressive/.test(file), "streamed");
+      assertSameStore(whole, streamed);
+      assert.equal(s.psnr, w.psnr);
+      assert.deepEqual(s.levels, w.levels);
+    });
+  }
+}
+
+// The one sample in 593,000 of this crop's 4:2:0 streams (with or without restart
+// intervals: the same data) where today's decoder (the reader's, the same baseline decoder)
+// is 5 from djpeg, one more than tests/interop.rs's bound on its own images: zune-jpeg's
+// 4:2:0 up-sampling rounds otherwise than libjpeg-turbo's (found by this test; the rows are
+// exactly today's decode, checked below).
+const DJPEG_EXCEPTIONS = { "420.jpg": { max: 5, count: 1 }, "restart-rows.jpg": { max: 5, count: 1 } };
+
+test("JPEG rows from the row decoder (JpegRows) are today's decode exactly, and djpeg's within the interop bound; progressive ones are left whole", async () => {
+  const { decodeAsync } = await import("../../dist/loader.js");
+  const { djpeg, MAX_DIFF_VS_LIBJPEG } = await import("./helpers/djpeg.mjs");
+  for (const file of JPEGS) {
+    const bytes = new Uint8Array(fs.readFileSync(at(file)));
+    const frame = jpegFrameInfo(bytes);
+    const { config, shape } = jpegInputConfig(frame);
+    const rows = jpegRows(bytes.length);
+    try {
+      for (let i = 0; i < bytes.length; i += 1000) rows.append(bytes.subarray(i, i + 1000)); // in pieces
+      const whole = rows.start(config, shape);
+      if (/progressive/.test(file)) {
+        assert.match(whole.reason, /progressive/, file);
+        assert.ok(whole.bytes >= shape.reduce((a, b) => a * b) * 2, `${file}: ${whole.bytes}`);
+        continue;
+      }
+      assert.equal(whole, null, file);
+      const parts = [];
+      for (let band; (band = rows.nextRows()) !== undefined; ) parts.push(band);
+      const ours = Buffer.concat(parts);
+      // (bands of up to 64 KiB of rows)
+      assert.ok(parts.length >= Math.floor(ours.length / 65536), `${file}: ${parts.length} bands`);
+      assert.ok(parts.every((p) => p.length <= Math.max(65536, 64 * shape[1] * (shape[2] ?? 1))), `${file}: bands of a few rows`);
+      assert.ok(ours.equals(await decodeAsync(config, bytes, shape)), `${file}: the rows are decodeAsync()'s samples`);
+      const exception = DJPEG_EXCEPTIONS[file];
+      if (!exception) {
+        assertLikeDjpeg(ours, at(file), file);
+        continue;
+      }
+      const theirs = djpeg(at(file)).samples;
+      let over = 0;
+      for (let i = 0; i < ours.length; i++) {
+        const d = Math.abs(ours[i] - theirs[i]);
+        assert.ok(d <= exception.max, `${file}: |ours - djpeg| = ${d}`);
+        if (d > MAX_DIFF_VS_LIBJPEG) over++;
+      }
+      assert.ok(over <= exception.count, `${file}: ${over} samples more than ${MAX_DIFF_VS_LIBJPEG} from djpeg`);
+    } finally {
+      rows.free();
+    }
+  }
+});
+
+test("JpegRows refuses misuse by name: a bad length, more bytes than announced, rows before start(), a second start()", () => {
+  const bytes = new Uint8Array(fs.readFileSync(at("gray.jpg")));
+  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
+  for (const length of [-1, 1.5, "12", 2 ** 32]) {
+    assert.throws(() => jpegRows(length), (e) => e.kind === "InvalidData" && /whole number of bytes below 4 GiB/.test(e.message), String(length));
+  }
+  const rows = jpegRows(bytes.length);
+  try {
+    assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidData" && /start\(\) has not set up a decode in bands/.test(e.message));
+    assert.throws(() => rows.append(new Uint16Array(4)), (e) => e.kind === "InvalidData" && /must be a Uint8Array/.test(e.message));
+    rows.append(bytes);
+    assert.throws(() => rows.append(new Uint8Array(1)), (e) => e.kind === "InvalidData" && /more bytes appended than the stream's length/.test(e.message));
+    assert.equal(rows.start(config, shape), null);
+    assert.throws(() => rows.start(config, shape), (e) => e.kind === "InvalidData" && /start\(\) was called already/.test(e.message));
+    assert.ok(rows.nextRows() instanceof Uint8Array);
+  } finally {
+    rows.free();
+  }
+  assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidArgument" && /^zarr-jpeg: these JPEG rows were freed$/.test(e.message));
+});
+
+test("JpegRows whose instance trapped (and was replaced) refuse every later call; new ones work", () => {
+  const bytes = new Uint8Array(fs.readFileSync(at("420.jpg")));
+  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
+  const rows = jpegRows(bytes.length);
+  // a WebAssembly.RuntimeError thrown into the middle of the call (from the piece's length,
+  // which the wasm code reads), as a trap would be: the instance is replaced
+  const trapping = new Uint8Array(4);
+  Object.defineProperty(trapping, "length", { get: () => { throw new WebAssembly.RuntimeError("unreachable (simulated)"); } });
+  assert.throws(() => rows.append(trapping), (e) => e.kind === "InstanceTrapped" && /replaced by a fresh one/.test(e.message));
+  assert.throws(() => rows.nextRows(), (e) => e.kind === "InstanceTrapped" && /decoded in trapped and was replaced; they are lost/.test(e.message));
+  rows.free(); // (not into the new instance)
+  const again = jpegRows(bytes.length);
+  try {
+    again.append(bytes);
+    assert.equal(again.start(config, shape), null);
+    assert.ok(again.nextRows().length > 0);
+  } finally {
+    again.free();
+  }
+});
+
+// The row decoder drops the scan bytes it has read after every MCU row, so its bit
+// positions stay small: a scan of more than 256 MiB (which wasm32 positions could not count
+// with the decoder's margin, and which decode() leaves to the full decoder) is decoded in
+// bands. 44,000 × 65,535 grayscale, every block 48 bits (16-bit codes: DC 0, ZRL, EOB).
+test("a scan of more than 256 MiB is decoded in bands", () => {
+  const [H, W] = [44000, 65535];
+  const seg = (m, p) => [0xff, m, (p.length + 2) >> 8, (p.length + 2) & 255, ...p];
+  const head = [0xff, 0xd8,
+    ...seg(0xdb, [0, ...new Array(64).fill(1)]),
+    ...seg(0xc4, [0x00, ...new Array(15).fill(0), 1, 0x00]),
+    ...seg(0xc4, [0x10, ...new Array(15).fill(0), 2, 0xf0, 0x00]),
+    ...seg(0xc0, [8, H >> 8, H & 255, W >> 8, W & 255, 1, 1, 0x11, 0]),
+    ...seg(0xda, [1, 1, 0x00, 0, 63, 0])];
+  const blocks = Math.ceil(H / 8) * Math.ceil(W / 8);
+  const stream = new Uint8Array(head.length + 6 * blocks + 2);
+  stream.set(head);
+  for (let i = head.length + 5; i < head.length + 6 * blocks; i += 6) stream[i] = 1; // 00 00 00 00 00 01
+  stream.set([0xff, 0xd9], stream.length - 2);
+  assert.ok(6 * blocks > 256 * 2 ** 20);
+  const rows = jpegRows(stream.length);
+  try {
+    for (let i = 0; i < stream.length; i += 1 << 22) rows.append(stream.subarray(i, i + (1 << 22)));
+    assert.equal(rows.start({ quality: 95, encoded_color_space: "grayscale" }, [H, W]), null);
+    for (let k = 0; k < 100; k++) {
+      const band = rows.nextRows();
+      assert.ok(band.length % W === 0 && band.every((v) => v === 128), `band ${k}`);
+    }
+  } finally {
+    rows.free();
+  }
+});
+
+/** Asserts `convert(file)` is refused with a one-line ConvertError naming the file and matching `pattern`, and leaves nothing. */
+async function assertRefused(file, pattern) {
+  const dir = out();
+  await assert.rejects(convert(file, dir), (e) => {
+    assert.ok(e instanceof ConvertError, `${file}: ${e}`);
+    assert.equal(e.kind, "InvalidInput");
+    assert.ok(e.message.includes(file), `${file}: not named in ${e.message}`);
+    assert.ok(!e.message.includes("\n"), `one line: ${e.message}`);
+    assert.match(e.message, pattern);
+    return true;
+  });
+  assert.equal(fs.existsSync(dir), false);
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes(".partial-")), []);
+}
+
+test("bad JPEGs: truncated, a frame claiming more than the data holds, no frame; named in one line, nothing written", async () => {
+  const good = fs.readFileSync(at("420.jpg"));
+  fs.writeFileSync(at("cut.jpg"), good.subarray(0, good.length - 3000));
+  await assertRefused(at("cut.jpg"), /cut\.jpg: cannot decode JPEG: jpeg: corrupt JPEG stream: the stream is truncated/);
+  // the frame header claims 65535 × 65535 pixels of the few kilobytes there are
+  const huge = Buffer.from(good);
+  const sof = huge.indexOf(Buffer.from([0xff, 0xc0]));
+  huge.writeUInt16BE(65535, sof + 5);
+  huge.writeUInt16BE(65535, sof + 7);
+  fs.writeFileSync(at("claims.jpg"), huge);
+  await assertRefused(at("claims.jpg"), /too short for the 65,?535 × 65,?535 image its header claims/);
+  fs.writeFileSync(at("noframe.jpg"), Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 4, 0, 0, 0xff, 0xd9]));
+  await assertRefused(at("noframe.jpg"), /cannot find a JPEG frame header/);
+});
+
+test("corrupt entropy-coded data part-way: the same outcome as today's whole decode (the stream is decoded whole again)", async () => {
+  const good = fs.readFileSync(at("444.jpg"));
+  const bad = Buffer.from(good);
+  const scan = bad.indexOf(Buffer.from([0xff, 0xda]));
+  const from = scan + Math.floor(((bad.length - scan) * 2) / 3);
+  for (let i = from; i < from + 300; i += 2) bad.set([0xff, 0x00], i); // destuffed: 0xFF bytes, codes no table has
+  fs.writeFileSync(at("corrupt.jpg"), bad);
+  let today;
+  try {
+    today = await wholeImage(at("corrupt.jpg"));
+  } catch (error) {
+    today = error;
+  }
+  if (today instanceof Error) {
+    await assertRefused(at("corrupt.jpg"), /corrupt\.jpg: cannot decode JPEG: jpeg: /);
+  } else {
+    const streamed = out();
+    const whole = out();
+    const s = await convert(at("corrupt.jpg"), streamed, { name: "x" });
+    await convert(today, whole, { name: "x" });
+    assert.equal(s.streamed, false);
+    assertSameStore(whole, streamed);
+  }
+});
+
+test("damaged JPEGs (bytes changed, cut short): a store, or a one-line ConvertError naming the file; never another error, never a partial store", async () => {
+  execFileSync("vips", ["crop", at("rgb.v"), at("small.v"), "0", "0", "61", "47"]);
+  execFileSync("vips", ["copy", at("small.v"), at("small.ppm")]);
+  // 4:2:0, 4:2:2 with restart intervals of 3 blocks, grayscale, progressive (decoded whole)
+  const small = [["-sample", "2x2"], ["-restart", "3B", "-sample", "2x1"], ["-grayscale"], ["-progressive"]]
+    .map((args) => Buffer.from(execFileSync("cjpeg", [...args, at("small.ppm")])));
+  let seed = 0x2545f491;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const outcomes = { store: 0, refused: 0 };
+  for (let round = 0; round < 120; round++) {
+    let damaged = Buffer.from(small[round % small.length]);
+    for (let k = 0; k < 1 + (round % 3); k++) {
+      const i = next() % damaged.length;
+      damaged[i] = next() & 255;
+      if ((next() & 7) === 0) damaged = damaged.subarray(0, i);
+    }
+    const file = at(`damaged-${round}.jpg`);
+    fs.writeFileSync(file, damaged);
+    const dir = out();
+    try {
+      await convert(file, dir, { levels: 1 });
+      outcomes.store++;
+    } catch (e) {
+      assert.ok(e instanceof ConvertError, `round ${round}: ${e?.stack ?? e}`);
+      assert.ok(e.message.includes(file) && !e.message.includes("\n"), `round ${round}: ${e.message}`);
+      assert.equal(fs.existsSync(dir), false);
+      outcomes.refused++;
+    }
+  }
+  assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.includes(".partial-")), []);
+  assert.ok(outcomes.store > 0 && outcomes.refused > 0, JSON.stringify(outcomes));
+});
+
+test("a progressive JPEG too large to decode whole is refused by name before it is decoded (and the limit is WebAssembly's)", async () => {
+  // 30,000² 4:4:4: 2.7 GB of samples, more than 2 GiB in one piece; a 5 MB file
+  fs.writeFileSync(at("big-progressive.jpg"), flatProgressive(30000, 30000, [[1, 1], [1, 1], [1, 1]]));
+  await assertRefused(at("big-progressive.jpg"), /is a progressive JPEG, which is decoded whole: its 30000 × 30000 \(height × width\) image needs .* more than the 4 GiB there is .*jpegtran -copy all/);
+});
+
+// A 16,000² baseline JPEG (libvips, 768 MB of RGB samples) converts with a peak RSS far
+// below its raw size: Node, the stream (69 MB, in WebAssembly memory) and a chunk row per
+// level (measured on this thread alone: each worker adds its own ~50 MB). The whole-image
+// path this replaced peaked at 1.3 GB.
+test("memory: a 16,000 × 16,000 baseline JPEG converts with a peak RSS well below its raw size", { timeout: 600_000 }, () => {
+  const big = at("big.jpg");
+  execFileSync("vips", ["replicate", path.join(samples, "ihc.png"), at("rep.v"), "32", "32"]);
+  execFileSync("vips", ["crop", at("rep.v"), at("big.v"), "0", "0", "16000", "16000"]);
+  fs.rmSync(at("rep.v"));
+  execFileSync("vips", ["jpegsave", at("big.v"), big, "--Q", "85"]);
+  fs.rmSync(at("big.v"));
+  const raw = 16000 * 16000 * 3;
+  const script = `
+    import { convert } from ${JSON.stringify(path.join(root, "dist/convert.js"))};
+    const s = await convert(${JSON.stringify(big)}, ${JSON.stringify(out())}, { workers: 0, levels: 3 });
+    console.log(JSON.stringify({ streamed: s.streamed, shape: s.inputShape }));
+  `;
+  const run = spawnSync("/usr/bin/time", ["-v", process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout.trim().split("\n").pop());
+  assert.deepEqual(result, { streamed: true, shape: [16000, 16000, 3] });
+  const rss = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)[1]) * 1024;
+  const file = fs.statSync(big).size;
+  console.log(`16,000² baseline JPEG (${(file / 1e6).toFixed(0)} MB): peak RSS ${(rss / 1e6).toFixed(0)} MB, raw ${(raw / 1e6).toFixed(0)} MB`);
+  assert.ok(rss < raw / 2, `peak RSS ${rss} B against ${raw} B of samples`);
 });

@@ -354,3 +354,75 @@ fn a_progressive_chunk_too_large_for_memory_is_an_error_not_a_trap() {
     let back = decode(json(cfg), Uint8Array::from(&small[..]).into(), shape(&[80, 96, 3])).unwrap();
     assert!(back.to_vec().iter().all(|&v| v == 128));
 }
+
+/// A flat grey baseline stream of `height` × `width` × 3 (4:4:4, no JFIF: YCbCr) whose
+/// every block is two bits (DC difference 0, end of block): a large image, a small stream.
+#[cfg(feature = "encoder")]
+fn flat_colour_stream(height: u16, width: u16) -> Vec<u8> {
+    fn segment(out: &mut Vec<u8>, marker: u8, payload: &[u8]) {
+        out.extend_from_slice(&[0xFF, marker]);
+        out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+        out.extend_from_slice(payload);
+    }
+    let mut s = vec![0xFF, 0xD8];
+    let mut dqt = vec![0u8];
+    dqt.extend_from_slice(&[1u8; 64]);
+    segment(&mut s, 0xDB, &dqt);
+    let mut counts = [0u8; 16];
+    counts[0] = 1;
+    for class in [0x00u8, 0x10] {
+        let mut dht = vec![class];
+        dht.extend_from_slice(&counts);
+        dht.push(0x00);
+        segment(&mut s, 0xC4, &dht);
+    }
+    let [h0, h1] = height.to_be_bytes();
+    let [w0, w1] = width.to_be_bytes();
+    segment(
+        &mut s,
+        0xC0,
+        &[8, h0, h1, w0, w1, 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0],
+    );
+    segment(&mut s, 0xDA, &[3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0]);
+    let blocks = 3 * usize::from(height).div_ceil(8) * usize::from(width).div_ceil(8);
+    s.resize(s.len() + (2 * blocks).div_ceil(8), 0);
+    s.extend_from_slice(&[0xFF, 0xD9]);
+    s
+}
+
+/// The row decoder (`JpegRows`, the converter's JPEG input) takes a colour image of more
+/// samples than wasm32 can address (40,000² × 3: 4.8 GB), which `decode` refuses: its
+/// rows come a band at a time. The stream is appended in pieces; misuse is an error.
+#[cfg(feature = "encoder")]
+#[wasm_bindgen_test]
+fn jpeg_rows_decode_an_image_larger_than_wasm_memory_in_bands() {
+    use zarr_jpeg::wasm::JpegRows;
+    let stream = flat_colour_stream(40000, 40000);
+    let config = || json(r#"{"quality": 95, "encoded_color_space": "rgb"}"#);
+    let dims = || shape(&[40000, 40000, 3]);
+    let message = error_message(
+        decode(config(), Uint8Array::from(&stream[..]).into(), dims()),
+        "more than this platform can address",
+    );
+    assert!(message.contains("40000, 40000, 3"), "{message}");
+    let mut rows = JpegRows::new(JsValue::from(stream.len() as f64)).unwrap();
+    for piece in stream.chunks(1 << 20) {
+        rows.append(Uint8Array::from(piece).into()).unwrap();
+    }
+    error_message(
+        rows.append(Uint8Array::new_with_length(1).into()),
+        "more bytes appended than the stream's length",
+    );
+    assert!(rows.start(config(), dims()).unwrap().is_null());
+    for _ in 0..3 {
+        let band: Uint8Array = rows.next_rows().unwrap().dyn_into().unwrap();
+        // whole rows of 40,000 × 3 samples, up to an MCU row's 8
+        let n = band.length();
+        assert!(
+            n % 120_000 == 0 && (1..=8).contains(&(n / 120_000)),
+            "{n} bytes"
+        );
+        assert!(band.to_vec().iter().all(|&v| v == 128));
+    }
+    error_message(rows.start(config(), dims()), "start() was called already");
+}
