@@ -20,6 +20,7 @@ import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./
 import { ChunkStore, LevelWriter, cutTile, walkQuadtree, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
 import { imagePage } from "./tiff-image.js";
+import { J2K_COMPRESSIONS, j2kDecoder } from "./j2k.js";
 
 const MAX_TILE_PIXELS = 2 ** 26; // a tile or strip of at most 64 Mpixels (8192² is 2^26)
 const MAX_JPEG_SIDE = 65535;
@@ -548,9 +549,10 @@ async function convertDecodedTiff(tiff, page, file, output, options, started, wa
     if (rescale) throw argumentProblem(`rescale applies to 16-bit input; ${where} is 8-bit`);
   }
   const bytesPer = sixteen ? 2 : 1;
-  if (!(page.compression in DECODED_COMPRESSIONS)) {
+  const j2k = page.compression in J2K_COMPRESSIONS;
+  if (!(page.compression in DECODED_COMPRESSIONS) && !j2k) {
     throw new ConvertError(`${where}: ${COMPRESSION[page.compression] ?? `compression ${page.compression}`} is not supported; ` +
-      `this converter reads JPEG (its tiles copied) and ${[...new Set(Object.values(DECODED_COMPRESSIONS))].join(", ")} TIFF pages`);
+      `this converter reads JPEG (its tiles copied) and ${[...new Set(Object.values(DECODED_COMPRESSIONS))].join(", ")}, ${Object.values(J2K_COMPRESSIONS).join(", ")} TIFF pages`);
   }
   const spp = page.samplesPerPixel;
   const photometric = page.photometric ?? (spp === 3 ? 2 : 1);
@@ -578,6 +580,10 @@ async function convertDecodedTiff(tiff, page, file, output, options, started, wa
   const decoders = new Map(); // block height → decoder (the last strip is shorter)
   const decoderFor = async (h) => {
     if (!decoders.has(h)) {
+      if (j2k) {
+        decoders.set(h, await j2kDecoder({ tileWidth: tw, tileHeight: h, samplesPerPixel: perPlane, bits: page.bitsPerSample[0], littleEndian: tiff.littleEndian }));
+        return decoders.get(h);
+      }
       decoders.set(h, await getDecoder(page.compression, {
         // (16-bit: the predictor is undone below, after the samples are in this machine's
         // byte order; geotiff 3.0.5 undoes it on the file's bytes as if they were)
@@ -593,7 +599,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started, wa
     try {
       buffer = await (await decoderFor(blockH)).decode(bytes.buffer);
     } catch (error) {
-      throw new ConvertError(`${label}: cannot decode its ${DECODED_COMPRESSIONS[page.compression]} data: ${error?.message ?? error}`, { cause: error });
+      throw new ConvertError(`${label}: cannot decode its ${DECODED_COMPRESSIONS[page.compression] ?? J2K_COMPRESSIONS[page.compression]} data: ${error?.message ?? error}`, { cause: error });
     }
     const need = tw * rowsHere * perPlane * bytesPer;
     if (buffer.byteLength < need) {

@@ -23,7 +23,7 @@ const MAX_PAGES = 100_000;
 // the longest read that may be cut at the end of the file (65,535 IFD entries × 18 bytes)
 const SPECULATIVE = 65535 * 18;
 
-export const COMPRESSION = Object.freeze({ 1: "none", 5: "LZW", 6: "old-style JPEG", 7: "JPEG", 8: "Deflate", 32946: "Deflate", 33003: "JPEG 2000", 33005: "JPEG 2000", 34712: "JPEG 2000", 50000: "Zstandard", 50001: "WebP" });
+export const COMPRESSION = Object.freeze({ 1: "none", 5: "LZW", 6: "old-style JPEG", 7: "JPEG", 8: "Deflate", 32946: "Deflate", 33003: "Aperio JPEG 2000 (YCbCr)", 33005: "Aperio JPEG 2000 (RGB)", 34712: "JPEG 2000", 50000: "Zstandard", 50001: "WebP" });
 export const PHOTOMETRIC = Object.freeze({ 0: "min-is-white", 1: "min-is-black", 2: "RGB", 3: "palette", 4: "mask", 5: "separated (CMYK)", 6: "YCbCr", 8: "CIELab" });
 
 /** Positioned reads of one file, refusing any range that is not wholly inside it. */
