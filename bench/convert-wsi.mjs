@@ -8,12 +8,14 @@
 //     `vips tiffsave --tile --pyramid --compression jpeg --Q 85 --bigtiff` at several sizes
 //     (default 100 MP, 679 MP ≈ 26,000², 2 GP): `zarr-jpeg convert` (level 0 copied) against
 //     `vips dzsave … --tile-size 256 --overlap 0 --suffix .jpg[Q=85]` (a 256-px JPEG pyramid);
-//   - a PNG (default 12,000²): `zarr-jpeg convert` against the same `vips dzsave`.
+//   - a PNG (default 12,000²) and a baseline JPEG (default 16,000², Q85, made by `vips
+//     jpegsave`; streamed a band of rows at a time): `zarr-jpeg convert` against the same
+//     `vips dzsave`.
 //
 // Prints a table (time, peak RSS, bytes written; ours ÷ libvips) and the targets: peak RSS
 // ≤ 512 MB, TIFF wall time ≤ vips dzsave, PNG ≤ 1.5× vips dzsave, RSS flat (±20 %) over the
 // TIFF sizes.
-//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--workers N] [--keep DIR] [--publish]
+//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--jpeg 16000] [--workers N] [--keep DIR] [--publish]
 //
 // --publish commits the run: bench/convert-results.json and the table in bench/README.md
 // (bench/lib/convert-table.mjs renders both; a test checks they agree).
@@ -31,6 +33,7 @@ const arg = (name, fallback) => {
 };
 const sides = arg("--sides", "10000,26000,45000").split(",").filter(Boolean).map(Number);
 const pngSide = Number(arg("--png", "12000"));
+const jpegSide = Number(arg("--jpeg", "16000"));
 const workers = arg("--workers", null);
 const keep = arg("--keep", null);
 const publishRun = process.argv.includes("--publish");
@@ -133,6 +136,25 @@ try {
     const b = dz(png, path.join(dir, "dz"));
     rm(path.join(dir, "dz_files"));
     rows.push({ input: `PNG ${pngSide}² (${(fs.statSync(png).size / 1e6).toFixed(0)} MB)`, megapixels: null, ours: a, vips: b, timeLimit: 1.5 });
+  }
+  if (jpegSide > 0) {
+    const jpeg = path.join(dir, `image-${jpegSide}.jpg`);
+    if (!fs.existsSync(jpeg)) {
+      const v = path.join(dir, "rep.v");
+      const reps = Math.ceil(jpegSide / 512);
+      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
+      const crop = path.join(dir, "crop.v");
+      execFileSync("vips", ["crop", v, crop, "0", "0", String(jpegSide), String(jpegSide)]);
+      execFileSync("vips", ["jpegsave", crop, jpeg, "--Q", "85"]);
+      rm(v);
+      rm(crop);
+    }
+    const a = ours(jpeg, path.join(dir, "ours.zarr"));
+    rm(path.join(dir, "ours.zarr"));
+    const b = dz(jpeg, path.join(dir, "dz"));
+    rm(path.join(dir, "dz_files"));
+    const raw = (jpegSide * jpegSide * 3) / 1e6;
+    rows.push({ input: `JPEG ${jpegSide}² (${(fs.statSync(jpeg).size / 1e6).toFixed(0)} MB; ${raw.toFixed(0)} MB of samples)`, megapixels: null, ours: a, vips: b, timeLimit: null });
   }
 } finally {
   if (!keep) rm(dir);

@@ -33,7 +33,7 @@ export function convertTable(results) {
   for (const { input, ours: a, vips: b, timeLimit } of results.rows) {
     const ratio = a.seconds / b.seconds;
     lines.push(`| ${input} | ${f1(a.seconds)} | ${f1(b.seconds)} | ${ratio.toFixed(2)} | ${a.rssMB.toFixed(0)} | ${b.rssMB.toFixed(0)} | ` +
-      `${f1(a.bytes / 1e6)} | ${f1(b.bytes / 1e6)} | ${ratio <= timeLimit ? "met" : "MISSED"} (≤ ${timeLimit}×) | ${a.rssMB <= 512 ? "met" : "MISSED"} |`);
+      `${f1(a.bytes / 1e6)} | ${f1(b.bytes / 1e6)} | ${timeLimit === null ? "(none)" : `${ratio <= timeLimit ? "met" : "MISSED"} (≤ ${timeLimit}×)`} | ${a.rssMB <= 512 ? "met" : "MISSED"} |`);
   }
   const spread = rssSpread(results);
   if (spread !== null) {
