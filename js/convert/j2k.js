@@ -7,6 +7,9 @@
 /** The TIFF compressions this module decodes. */
 export const J2K_COMPRESSIONS = Object.freeze({ 34712: "JPEG 2000", 33005: "JPEG 2000 (Aperio, RGB)" });
 
+/** A block OpenJPEG cannot decode, or whose codestream contradicts the page; the converter names the block. */
+export class J2kBlockError extends Error {}
+
 let openjpeg = null;
 // What OpenJPEG reports while decoding: it prints its errors (and progress) instead of
 // throwing, and may return the frame of a previous codestream, so each block is decoded by a
@@ -30,7 +33,7 @@ export async function j2kDecoder({ tileWidth, tileHeight, samplesPerPixel, bits,
     decode(buffer) {
       const bytes = new Uint8Array(buffer);
       if (!startsWith(bytes, J2K_CODESTREAM) && !startsWith(bytes, JP2_SIGNATURE)) {
-        throw new Error("it is not a JPEG 2000 codestream (no SOC and SIZ markers, nor a JP2 signature, at its start)");
+        throw new J2kBlockError("it is not a JPEG 2000 codestream (no SOC and SIZ markers, nor a JP2 signature, at its start)");
       }
       const decoder = new module.J2KDecoder();
       try {
@@ -40,20 +43,20 @@ export async function j2kDecoder({ tileWidth, tileHeight, samplesPerPixel, bits,
           decoder.decode();
         } catch (error) {
           // (an Emscripten exception: a message string or a pointer)
-          throw new Error(`OpenJPEG could not decode it (${typeof error === "string" ? error : error?.message ?? "corrupt codestream"})`);
+          throw new J2kBlockError(`OpenJPEG could not decode it (${typeof error === "string" ? error : error?.message ?? "corrupt codestream"})`);
         }
         const failure = reported.find((line) => line.includes("[ERROR]"));
-        if (failure) throw new Error(`OpenJPEG could not decode it: ${failure.replace(/^\[ERROR\]\s*/, "").trim()}`);
+        if (failure) throw new J2kBlockError(`OpenJPEG could not decode it: ${failure.replace(/^\[ERROR\]\s*/, "").trim()}`);
         const frame = decoder.getFrameInfo();
-        if (!(frame.width > 0 && frame.height > 0)) throw new Error("OpenJPEG decoded no image from it");
+        if (!(frame.width > 0 && frame.height > 0)) throw new J2kBlockError("OpenJPEG decoded no image from it");
         if (frame.componentCount !== samplesPerPixel) {
-          throw new Error(`its codestream has ${frame.componentCount} component(s); the page has ${samplesPerPixel} sample(s) per pixel`);
+          throw new J2kBlockError(`its codestream has ${frame.componentCount} component(s); the page has ${samplesPerPixel} sample(s) per pixel`);
         }
         if (frame.bitsPerSample !== bits || frame.isSigned) {
-          throw new Error(`its codestream holds ${frame.isSigned ? "signed " : ""}${frame.bitsPerSample}-bit samples; the page says ${bits}-bit unsigned`);
+          throw new J2kBlockError(`its codestream holds ${frame.isSigned ? "signed " : ""}${frame.bitsPerSample}-bit samples; the page says ${bits}-bit unsigned`);
         }
         if (frame.width > tileWidth || frame.height > tileHeight) {
-          throw new Error(`its codestream is ${frame.width} × ${frame.height} pixels, larger than the page's ${tileWidth} × ${tileHeight} blocks`);
+          throw new J2kBlockError(`its codestream is ${frame.width} × ${frame.height} pixels, larger than the page's ${tileWidth} × ${tileHeight} blocks`);
         }
         const decoded = decoder.getDecodedBuffer();
         // into a block of the page's block size (a smaller codestream, e.g. an edge strip, at its top left)

@@ -16,8 +16,10 @@ const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8"
 // Tracked files plus new ones not yet committed (so the check runs before a commit, too).
 const allFiles = git("ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean)
   .filter((file) => fs.existsSync(path.join(root, file)));
-// Upstream sources copied under vendor/ cite their own repositories' files; lockfiles are generated.
-const checkedFiles = allFiles.filter((file) => !/^vendor\/[^/]+\//.test(file) && !/(^|\/)(package-lock\.json|Cargo\.lock)$/.test(file));
+// Upstream sources copied under vendor/, and the patches to them (vendor/*.patch), cite their
+// own crates' files; lockfiles are generated.
+const checkedFiles = allFiles.filter((file) => !/^vendor\/[^/]+\//.test(file) && !/^vendor\/[^/]+\.patch$/.test(file) &&
+  !/(^|\/)(package-lock\.json|Cargo\.lock)$/.test(file));
 const markdownNames = new Set(allFiles.filter((file) => file.endsWith(".md")).map((file) => path.basename(file)));
 // The repository's top-level folders, and the usual ones it may not have yet (a path into a
 // folder that does not exist is missing too).
