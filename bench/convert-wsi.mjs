@@ -100,61 +100,47 @@ const meta = {
 console.log(`node ${meta.node}, ${meta.nproc} CPUs, load ${meta.loadavgAtStart.map((l) => l.toFixed(1)).join(" ")}; ` +
   `${meta.vips}; zarr-jpeg convert --workers ${workers ?? "default"}\n`);
 const rows = [];
+
+/** `file`: samples/ihc.png replicated and cropped to side², saved by `vips <save…> crop.v file` (made once, kept with --keep). */
+function makeInput(file, side, save) {
+  if (fs.existsSync(file)) return file;
+  const reps = String(Math.ceil(side / 512));
+  const v = path.join(dir, "rep.v");
+  const crop = path.join(dir, "crop.v");
+  execFileSync("vips", ["replicate", sample, v, reps, reps]);
+  execFileSync("vips", ["crop", v, crop, "0", "0", String(side), String(side)]);
+  execFileSync("vips", [save[0], crop, file, ...save.slice(1)]);
+  rm(v);
+  rm(crop);
+  return file;
+}
+
+/** Ours, then `vips dzsave`, on `file`: { ours, vips } (their outputs removed). */
+function sideBySide(file) {
+  const a = ours(file, path.join(dir, "ours.zarr"));
+  rm(path.join(dir, "ours.zarr"));
+  const b = dz(file, path.join(dir, "dz"));
+  rm(path.join(dir, "dz_files"));
+  return { ours: a, vips: b };
+}
+const megabytes = (file) => (fs.statSync(file).size / 1e6).toFixed(0);
+
 try {
   for (const side of sides) {
-    const reps = Math.ceil(side / 512);
-    const tif = path.join(dir, `slide-${side}.tif`);
-    if (!fs.existsSync(tif)) {
-      const v = path.join(dir, "rep.v");
-      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
-      const crop = path.join(dir, "crop.v");
-      execFileSync("vips", ["crop", v, crop, "0", "0", String(side), String(side)]);
-      execFileSync("vips", ["tiffsave", crop, tif, "--tile", "--pyramid", "--compression", "jpeg", "--Q", "85", "--bigtiff",
-        "--tile-width", "256", "--tile-height", "256"]);
-      rm(v);
-      rm(crop);
-    }
+    const tif = makeInput(path.join(dir, `slide-${side}.tif`), side,
+      ["tiffsave", "--tile", "--pyramid", "--compression", "jpeg", "--Q", "85", "--bigtiff", "--tile-width", "256", "--tile-height", "256"]);
     const mp = (side * side) / 1e6;
-    const a = ours(tif, path.join(dir, "ours.zarr"));
-    rm(path.join(dir, "ours.zarr"));
-    const b = dz(tif, path.join(dir, "dz"));
-    rm(path.join(dir, "dz_files"));
-    rows.push({ input: `JPEG-tiled BigTIFF ${side}² (${mp.toFixed(0)} MP, ${(fs.statSync(tif).size / 1e6).toFixed(0)} MB)`, megapixels: mp, ours: a, vips: b, timeLimit: 1 });
+    rows.push({ input: `JPEG-tiled BigTIFF ${side}² (${mp.toFixed(0)} MP, ${megabytes(tif)} MB)`, megapixels: mp, ...sideBySide(tif), timeLimit: 1 });
     if (!keep) rm(tif);
   }
   if (pngSide > 0) {
-    const png = path.join(dir, `image-${pngSide}.png`);
-    if (!fs.existsSync(png)) {
-      const v = path.join(dir, "rep.v");
-      const reps = Math.ceil(pngSide / 512);
-      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
-      execFileSync("vips", ["crop", v, png, "0", "0", String(pngSide), String(pngSide)]);
-      rm(v);
-    }
-    const a = ours(png, path.join(dir, "ours.zarr"));
-    rm(path.join(dir, "ours.zarr"));
-    const b = dz(png, path.join(dir, "dz"));
-    rm(path.join(dir, "dz_files"));
-    rows.push({ input: `PNG ${pngSide}² (${(fs.statSync(png).size / 1e6).toFixed(0)} MB)`, megapixels: null, ours: a, vips: b, timeLimit: 1.5 });
+    const png = makeInput(path.join(dir, `image-${pngSide}.png`), pngSide, ["copy"]);
+    rows.push({ input: `PNG ${pngSide}² (${megabytes(png)} MB)`, megapixels: null, ...sideBySide(png), timeLimit: 1.5 });
   }
   if (jpegSide > 0) {
-    const jpeg = path.join(dir, `image-${jpegSide}.jpg`);
-    if (!fs.existsSync(jpeg)) {
-      const v = path.join(dir, "rep.v");
-      const reps = Math.ceil(jpegSide / 512);
-      execFileSync("vips", ["replicate", sample, v, String(reps), String(reps)]);
-      const crop = path.join(dir, "crop.v");
-      execFileSync("vips", ["crop", v, crop, "0", "0", String(jpegSide), String(jpegSide)]);
-      execFileSync("vips", ["jpegsave", crop, jpeg, "--Q", "85"]);
-      rm(v);
-      rm(crop);
-    }
-    const a = ours(jpeg, path.join(dir, "ours.zarr"));
-    rm(path.join(dir, "ours.zarr"));
-    const b = dz(jpeg, path.join(dir, "dz"));
-    rm(path.join(dir, "dz_files"));
+    const jpeg = makeInput(path.join(dir, `image-${jpegSide}.jpg`), jpegSide, ["jpegsave", "--Q", "85"]);
     const raw = (jpegSide * jpegSide * 3) / 1e6;
-    rows.push({ input: `JPEG ${jpegSide}² (${(fs.statSync(jpeg).size / 1e6).toFixed(0)} MB; ${raw.toFixed(0)} MB of samples)`, megapixels: null, ours: a, vips: b, timeLimit: null });
+    rows.push({ input: `JPEG ${jpegSide}² (${megabytes(jpeg)} MB; ${raw.toFixed(0)} MB of samples)`, megapixels: null, ...sideBySide(jpeg), timeLimit: null });
   }
 } finally {
   if (!keep) rm(dir);

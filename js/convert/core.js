@@ -47,6 +47,12 @@ export function parseRescale(value) {
   return { min, max };
 }
 
+/** The map of a rescale window { min, max } (16-bit samples) to 0–255: round((clamp(v, min, max) − min) · 255 / (max − min)). */
+export function rescaleMap({ min, max }) {
+  const scale = 255 / (max - min);
+  return (v) => (v <= min ? 0 : v >= max ? 255 : Math.round((v - min) * scale));
+}
+
 export { SUBSAMPLING };
 
 export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
 import { ImageInputError } from "../image-input.js";
+import { rescaleMap } from "./core.js";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const SAMPLES = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
@@ -54,9 +55,7 @@ export async function readPngRows(file, header, { toGray = false, batch = 16, re
   if (bitDepth === 16) {
     if (!rescale) throw new Error("internal: a 16-bit PNG needs a rescale window");
     row8 = new Uint8Array(width * inSamples);
-    const { min, max } = rescale;
-    const scale = 255 / (max - min);
-    map = (v) => (v <= min ? 0 : v >= max ? 255 : Math.round((v - min) * scale));
+    map = rescaleMap(rescale);
   }
   const { transparency } = await scanRows(file, header, async (row, y, palette) => {
     let samples = row;

@@ -27,6 +27,16 @@ function writeAll(fd, bytes) {
   for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
 }
 
+/** Plane `c` of samples interleaved `planes` to a pixel (a chunk per channel of a c axis). */
+export function planeOf(samples, planes, c) {
+  const plane = new Uint8Array(samples.length / planes);
+  for (let i = 0, k = c; i < plane.length; i++, k += planes) plane[i] = samples[k];
+  return plane;
+}
+
+/** The bytes of a chunk's stream, or of its planes' streams (a plane's null: not stored). */
+export const streamLength = (bytes) => (Array.isArray(bytes) ? bytes.reduce((n, b) => n + (b?.length ?? 0), 0) : bytes.length);
+
 /** Averages two rows (b may be null: the last odd row) of `width` pixels × C into `out`. */
 export function downsampleRows(a, b, width, C, out) {
   const pairs = (width >> 1) * 2 * C;
@@ -297,7 +307,7 @@ export class LevelWriter {
       }
       const bytes = await pending.shift();
       this.store.store(cy, cx, bytes);
-      this.onChunk?.(Array.isArray(bytes) ? bytes.reduce((n, b) => n + b.length, 0) : bytes.length);
+      this.onChunk?.(streamLength(bytes));
     }
     this.store.endChunkRow(cy);
     this.bandRows = 0;

@@ -12,7 +12,7 @@ import {
   fileSystemError, parseRescale,
 } from "./core.js";
 import { ImageInputError } from "../image-input.js";
-import { ChunkStore, LevelWriter } from "./pyramid.js";
+import { ChunkStore, LevelWriter, planeOf } from "./pyramid.js";
 import { pngSampleRange, readPngRows } from "./png-rows.js";
 
 const PNG_COLOR_TYPES = { 0: "grayscale", 2: "RGB", 3: "palette", 4: "grayscale+alpha", 6: "RGBA" };
@@ -136,11 +136,8 @@ export async function convertRows(source, output, options, started = performance
       below = new LevelWriter({
         height: lh, width: lw, channels, grid, store, next: below,
         // several channels: a grayscale chunk per channel, from the interleaved tile
-        encodeChunk: planes === 1 ? encodeOne : (samples, cy, cx) => Promise.all(Array.from({ length: planes }, (_, c) => {
-          const plane = new Uint8Array(samples.length / planes);
-          for (let i = 0, k = c; i < plane.length; i++, k += planes) plane[i] = samples[k];
-          return encodeOne(plane, cy, cx);
-        })),
+        encodeChunk: planes === 1 ? encodeOne
+          : (samples, cy, cx) => Promise.all(Array.from({ length: planes }, (_, c) => encodeOne(planeOf(samples, planes, c), cy, cx))),
         onChunk: (n) => {
           if (!started0.has(level)) {
             started0.add(level);

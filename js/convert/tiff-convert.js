@@ -14,10 +14,10 @@ import * as loader from "../loader.js";
 import { CodecPool } from "../pool.js";
 import {
   ConvertError, argumentProblem, SUBSAMPLING, levelArrayMetadata, groupMetadata, chunkKey, mcuSize, prepareOutput, commitOutput,
-  fileSystemError, resolvePyramidOptions, roundUp, parseRescale,
+  fileSystemError, resolvePyramidOptions, roundUp, parseRescale, rescaleMap,
 } from "./core.js";
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
-import { ChunkStore, LevelWriter, cutTile, walkQuadtree, IN_FLIGHT } from "./pyramid.js";
+import { ChunkStore, LevelWriter, cutTile, walkQuadtree, planeOf, streamLength, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
 import { imagePage } from "./tiff-image.js";
 import { J2K_COMPRESSIONS, j2kDecoder } from "./j2k.js";
@@ -285,12 +285,8 @@ export async function convertTiff(file, output, options, started = performance.n
         : Promise.resolve(loader.encode(configUp, samples, shape, opts.encodeOptions));
     };
     // several planes: a grayscale chunk per plane, from the interleaved block
-    const encodeLevel = planes === 1 ? encodeOne : (level, samples) => Promise.all(Array.from({ length: planes }, (_, c) => {
-      const plane = new Uint8Array(samples.length / planes);
-      for (let i = 0, k = c; i < plane.length; i++, k += planes) plane[i] = samples[k];
-      return encodeOne(level, plane);
-    }));
-    const streamBytes = (bytes) => (Array.isArray(bytes) ? bytes.reduce((n, b) => n + (b?.length ?? 0), 0) : bytes.length);
+    const encodeLevel = planes === 1 ? encodeOne
+      : (level, samples) => Promise.all(Array.from({ length: planes }, (_, c) => encodeOne(level, planeOf(samples, planes, c))));
     const chunkDone = (level, n) => {
       levelStats[level].chunks++;
       levelStats[level].bytes += n;
@@ -367,7 +363,7 @@ export async function convertTiff(file, output, options, started = performance.n
       if (bytes && planes > 1) {
         stores[0].store(ty, tx, bytes);
         levelStats[0].chunks++;
-        levelStats[0].bytes += streamBytes(bytes);
+        levelStats[0].bytes += streamLength(bytes);
         bytes.forEach((b, c) => {
           if (!b) return;
           if (wasCopied[c]) copied++;
@@ -398,7 +394,7 @@ export async function convertTiff(file, output, options, started = performance.n
         encodeChunk: encodeLevel,
         storeChunk: (level, cy, cx, bytes) => {
           stores[level].store(cy, cx, bytes);
-          chunkDone(level, streamBytes(bytes));
+          chunkDone(level, streamLength(bytes));
         },
       });
     } else {
@@ -651,13 +647,7 @@ async function convertDecodedTiff(tiff, page, file, output, options, started, wa
     }
     rescale = { min, max: Math.max(max, min + 1) };
   }
-  const map = rescale
-    ? (() => {
-      const { min, max } = rescale;
-      const scale = 255 / (max - min);
-      return (v) => (v <= min ? 0 : v >= max ? 255 : Math.round((v - min) * scale));
-    })()
-    : null;
+  const map = rescale ? rescaleMap(rescale) : null;
   const pixel = pixelSizeFromDescription(page.description);
   const sizeOptions = options.pixelSize == null && pixel ? { pixelSize: pixel.x, unit: options.unit ?? "micrometer" } : {};
   return convertRows({
