@@ -19,7 +19,7 @@ import {
 import { openTiff, tileGrid, TiffInputError, COMPRESSION, PHOTOMETRIC } from "./tiff.js";
 import { ChunkStore, LevelWriter, cutTile, walkQuadtree, planeOf, streamLength, IN_FLIGHT } from "./pyramid.js";
 import { convertRows } from "./stream-convert.js";
-import { imagePage } from "./tiff-image.js";
+import { imagePage, omePixels } from "./tiff-image.js";
 import { J2K_COMPRESSIONS, j2kDecoder } from "./j2k.js";
 
 const MAX_TILE_PIXELS = 2 ** 26; // a tile or strip of at most 64 Mpixels (8192² is 2^26)
@@ -63,7 +63,7 @@ const UNIT_TO_MICROMETRE = { "µm": 1, "um": 1, "μm": 1, "micrometer": 1, "micr
 export function pixelSizeFromDescription(description) {
   if (!description) return null;
   if (description.includes("<OME") && description.includes("PhysicalSizeX")) {
-    const pixels = /<(?:\w+:)?Pixels\b[^>]*>/.exec(description)?.[0] ?? "";
+    const pixels = omePixels(description) ?? "";
     const attr = (name) => new RegExp(`\\b${name}="([^"]*)"`).exec(pixels)?.[1];
     const size = (axis) => {
       const value = Number(attr(`PhysicalSize${axis}`));

@@ -8,11 +8,16 @@
 // JPEG-compressed channel pages keep their tiles: each becomes a chunk of its channel.
 import { ConvertError } from "./core.js";
 
+/** The first image's `<Pixels …>` start tag in an OME-XML description, or null. */
+export function omePixels(description) {
+  return /<(?:\w+:)?Pixels\b[^>]*>/.exec(description)?.[0] ?? null;
+}
+
 /** The first image's dimensions from an OME-XML or ImageJ description: { c, z, t, source } or null. */
 export function imageDimensions(description) {
   if (!description) return null;
   if (description.includes("<OME")) {
-    const pixels = /<(?:\w+:)?Pixels\b[^>]*>/.exec(description)?.[0];
+    const pixels = omePixels(description);
     if (!pixels) return null;
     const attr = (name) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(pixels)?.[1] ?? 1);
     // SizeC counts samples: an RGB channel (SamplesPerPixel 3) is one page of three samples
