@@ -20,6 +20,8 @@ mod chunk;
 // The colour fixes after zune-jpeg (the encoder converts in jpeg-encoder).
 #[cfg(feature = "full-decoder")]
 mod color;
+#[cfg(feature = "converter")]
+pub mod convert;
 mod config;
 mod config_value;
 mod decode;

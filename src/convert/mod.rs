@@ -1,0 +1,245 @@
+//! The converter: an image → a JPEG-compressed OME-Zarr 0.5 image, one pipeline for every
+//! binding (docs/converter.md draws it):
+//!
+//!   source (PNG, JPEG: rows) → pyramid builder (2×2 averages, chunk rows) → encoder
+//!   (threads) → chunk store (plain or sharded) → [`StoreWriter`]
+//!
+//! The core does no IO of its own: the input is a [`ReadAt`], the output a [`StoreWriter`],
+//! progress and warnings go to [`Events`]; the native file-system side (temporary store,
+//! overwrite rules, the final rename) is [`convert_file`], the bindings' entry point.
+
+mod encoder;
+mod error;
+#[cfg(not(target_arch = "wasm32"))]
+mod fs;
+mod jpeg;
+pub mod json;
+mod levels;
+mod metadata;
+mod options;
+mod png;
+mod pyramid;
+mod source;
+mod store;
+mod summary;
+
+pub use error::{ConvertError, ConvertErrorKind, Result};
+#[cfg(not(target_arch = "wasm32"))]
+pub use fs::{convert_file, FsStore};
+pub use levels::{level_count, Grid, Pyramid};
+pub use options::{ChannelAxis, ConvertOptions, Plan, Rescale, Window, DEFAULT_CHUNK, DEFAULT_QUALITY, MAX_WORKERS, SUBSAMPLING};
+pub use source::{ImageInfo, ReadAt, RowSource, RowsEnd};
+pub use store::{crc32c, MemoryStore, StoreWriter};
+pub use summary::{LevelSummary, Summary};
+
+use encoder::ChunkEncoder;
+use pyramid::{Context, RowPyramid};
+
+/// What a level's progress event says.
+#[derive(Clone, Debug)]
+pub enum Progress {
+    /// A level's first chunk row is being written; the array's shape.
+    Level { shape: Vec<u32> },
+    /// A chunk of the level was written.
+    Chunk { level_chunks_done: u64, level_chunks_total: u64 },
+}
+
+/// Where a conversion reports as it goes. A progress call that returns an error stops the
+/// conversion with that error (e.g. an interrupt the caller noticed).
+pub trait Events {
+    fn warning(&mut self, _message: &str) {}
+    fn progress(&mut self, _level: usize, _levels: usize, _chunks_done: u64, _chunks_total: u64, _what: &Progress) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Events that go nowhere.
+pub struct Quiet;
+impl Events for Quiet {}
+
+/// The format its first bytes announce.
+pub fn sniff_format(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]) {
+        return Some("png");
+    }
+    if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        return Some("jpeg");
+    }
+    if bytes.len() >= 4 {
+        let le = bytes[0] == 0x49 && bytes[1] == 0x49;
+        let be = bytes[0] == 0x4d && bytes[1] == 0x4d;
+        let magic = if le { u16::from_le_bytes([bytes[2], bytes[3]]) } else { u16::from_be_bytes([bytes[2], bytes[3]]) };
+        if (le || be) && (magic == 42 || magic == 43) {
+            return Some("tiff");
+        }
+    }
+    None
+}
+
+/// The multiscale's default name: the input's file name without its extension.
+pub fn default_name(input: &str) -> String {
+    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
+    match base.rfind('.') {
+        Some(dot) if dot > 0 || base.len() > 1 => base[..dot].to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// A conversion whose input has been opened and whose options are resolved: what it will
+/// write is known, nothing has been written.
+pub struct Conversion<'a> {
+    source: Box<dyn RowSource + 'a>,
+    plan: Plan,
+    pyramid: Pyramid,
+    name: String,
+    to_gray: bool,
+    warnings: Vec<String>,
+}
+
+impl<'a> Conversion<'a> {
+    /// Opens `input` (named `file` in messages), reads its header and resolves `options`.
+    pub fn open(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let head = source::read_bytes(input, 0, 8).map_err(|e| ConvertError::input(format!("cannot read {file}: {e}")))?;
+        let rescale = options.rescale()?;
+        let source: Box<dyn RowSource + 'a> = match sniff_format(&head) {
+            Some("png") => Box::new(png::PngSource::open(input, file, rescale)?),
+            Some("jpeg") => {
+                if rescale.is_some() {
+                    return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {file} is an 8-bit JPEG")));
+                }
+                Box::new(jpeg::JpegSource::open(input, file)?)
+            }
+            Some(_) => {
+                return Err(ConvertError::input(format!(
+                    "{file} is a TIFF: this build's converter reads PNG and JPEG files; convert TIFF with the npm \
+                     package's CLI (npx zarr-jpeg convert {file} out.zarr) for now"
+                )))
+            }
+            None => {
+                return Err(ConvertError::input(format!(
+                    "{file} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)"
+                )))
+            }
+        };
+        Self::from_source(source, file, options)
+    }
+
+    /// A conversion of any row source.
+    pub fn from_source(source: Box<dyn RowSource + 'a>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let info = source.info().clone();
+        let to_gray = info.channels == 3 && matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
+        let channels = if to_gray { 1 } else { info.channels };
+        let mut plan = options.without("rescale").resolve(channels)?;
+        plan.rescale = source.rescaled();
+        let mut warnings = source.warnings();
+        if to_gray {
+            warnings.push("the colour input is converted to grayscale (BT.601 luma)".into());
+        }
+        warnings.append(&mut plan.warnings);
+        let pyramid = levels::plan_pyramid(&plan, info.height, info.width)?;
+        let name = match options.string("name")? {
+            Some(name) => name.to_string(),
+            None => default_name(file),
+        };
+        Ok(Conversion { source, plan, pyramid, name, to_gray, warnings })
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    pub fn pyramid(&self) -> &Pyramid {
+        &self.pyramid
+    }
+
+    pub fn info(&self) -> &ImageInfo {
+        self.source.info()
+    }
+
+    /// Writes the store through `writer`; `seconds` measures the run for the summary.
+    pub fn run(mut self, writer: &mut dyn StoreWriter, events: &mut dyn Events, output: &str) -> Result<Summary> {
+        let started = now();
+        for w in &self.warnings {
+            events.warning(w);
+        }
+        let channels = if self.to_gray { 1 } else { self.source.info().channels };
+        let encoder = ChunkEncoder {
+            config: self.plan.config.clone(),
+            options: self.plan.encode_options,
+            channels,
+            planes: self.plan.planes,
+            workers: self.plan.workers,
+        };
+        loop {
+            let mut metadata_bytes = 0u64;
+            let mut put = |writer: &mut dyn StoreWriter, key: &str, value: &crate::ConfigValue| -> Result<()> {
+                let text = json::pretty(value);
+                metadata_bytes += text.len() as u64;
+                writer.write(key, text.as_bytes())
+            };
+            put(writer, "zarr.json", &metadata::group(&self.plan, &self.pyramid.shapes, &self.name))?;
+            for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
+                put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, *shape, grid))?;
+            }
+            let cx = Context {
+                plan: &self.plan,
+                pyramid: &self.pyramid,
+                writer: &mut *writer,
+                encoder: &encoder,
+                events: &mut *events,
+                chunks_done: 0,
+                error: (0, 0),
+            };
+            let mut rows = RowPyramid::new(cx, channels);
+            let end = self.source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
+            match end {
+                RowsEnd::Again => {
+                    drop(rows);
+                    writer.clear()?;
+                }
+                RowsEnd::Done(read_warnings) => {
+                    let (totals, error, chunks) = rows.finish()?;
+                    for w in &read_warnings {
+                        events.warning(w);
+                    }
+                    self.warnings.extend(read_warnings);
+                    return Ok(summary::build(summary::Parts {
+                        output,
+                        name: &self.name,
+                        plan: &self.plan,
+                        pyramid: &self.pyramid,
+                        info: self.source.info(),
+                        channels,
+                        totals: &totals,
+                        chunks,
+                        metadata_bytes,
+                        error,
+                        seconds: now() - started,
+                        warnings: self.warnings.clone(),
+                        streamed: self.source.streamed(),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// Seconds on a monotonic clock (0 where there is none: wasm without a host clock).
+fn now() -> f64 {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<std::time::Instant> = OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        0.0
+    }
+}
+
+/// Converts `input` into `writer` (a store the caller commits), the whole of it in memory
+/// terms of the core: open, resolve, run.
+pub fn convert(input: &dyn ReadAt, file: &str, options: &ConvertOptions, writer: &mut dyn StoreWriter, events: &mut dyn Events) -> Result<Summary> {
+    Conversion::open(input, file, options)?.run(writer, events, "")
+}

@@ -1,0 +1,252 @@
+//! What a conversion wrote, for programs (a value with the npm CLI's `--json` keys) and for
+//! people (a few lines of text): levels, bytes, compression ratios, level 0's PSNR.
+
+use super::levels::Pyramid;
+use super::metadata;
+use super::options::{subsampling_name, Plan};
+use super::pyramid::LevelTotals;
+use super::source::ImageInfo;
+use crate::{ConfigValue as V, EncodeOptions, QuantTable};
+
+/// One level of the summary.
+#[derive(Clone, Debug)]
+pub struct LevelSummary {
+    pub path: String,
+    pub shape: Vec<u32>,
+    pub chunk_shape: Vec<u32>,
+    pub shard_shape: Option<Vec<u32>>,
+    pub chunks: u64,
+    pub raw_bytes: u64,
+    pub encoded_bytes: u64,
+    pub ratio: f64,
+}
+
+/// What a conversion wrote.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub output: String,
+    pub name: String,
+    pub input_shape: Vec<u32>,
+    pub config: crate::JpegConfig,
+    pub encode_options: EncodeOptions,
+    pub channel_axis: Option<&'static str>,
+    pub levels: Vec<LevelSummary>,
+    pub chunks: u64,
+    /// every byte of the store: metadata, chunks, shard indexes
+    pub bytes_written: u64,
+    pub encoded_bytes: u64,
+    pub raw_bytes: u64,
+    pub ratio: f64,
+    pub level0_ratio: f64,
+    /// level 0 against the input, in dB (infinite when identical)
+    pub psnr: f64,
+    pub seconds: f64,
+    pub workers: usize,
+    pub warnings: Vec<String>,
+    /// the rows were read a band at a time (false: decoded whole first)
+    pub streamed: bool,
+    /// the 16-bit window mapped to 0–255
+    pub rescale: Option<(u16, u16)>,
+    pub format: &'static str,
+}
+
+pub(super) struct Parts<'a> {
+    pub output: &'a str,
+    pub name: &'a str,
+    pub plan: &'a Plan,
+    pub pyramid: &'a Pyramid,
+    pub info: &'a ImageInfo,
+    pub channels: usize,
+    pub totals: &'a [LevelTotals],
+    pub chunks: u64,
+    pub metadata_bytes: u64,
+    pub error: (u64, u64),
+    pub seconds: f64,
+    pub warnings: Vec<String>,
+    pub streamed: bool,
+}
+
+pub(super) fn build(p: Parts) -> Summary {
+    let plan = p.plan;
+    let levels: Vec<LevelSummary> = p
+        .pyramid
+        .shapes
+        .iter()
+        .zip(&p.pyramid.grids)
+        .zip(p.totals)
+        .enumerate()
+        .map(|(l, ((shape, grid), totals))| {
+            let raw = u64::from(shape.0) * u64::from(shape.1) * p.channels as u64;
+            LevelSummary {
+                path: l.to_string(),
+                shape: metadata::array_shape(plan, *shape),
+                chunk_shape: metadata::chunk_shape(plan, grid.chunk),
+                shard_shape: grid.shard.map(|s| metadata::chunk_shape(plan, s)),
+                chunks: totals.chunks,
+                raw_bytes: raw,
+                encoded_bytes: totals.encoded_bytes,
+                ratio: raw as f64 / totals.encoded_bytes as f64,
+            }
+        })
+        .collect();
+    let raw_bytes = levels.iter().map(|l| l.raw_bytes).sum::<u64>();
+    let encoded_bytes = levels.iter().map(|l| l.encoded_bytes).sum::<u64>();
+    let bytes_written = p.metadata_bytes + p.totals.iter().map(|t| t.bytes_written).sum::<u64>();
+    let (sum, count) = p.error;
+    let mse = sum as f64 / count as f64;
+    let psnr = if sum == 0 { f64::INFINITY } else { 10.0 * (255.0 * 255.0 / mse).log10() };
+    let channel_axis = if plan.planes > 1 {
+        Some("first")
+    } else if p.channels == 3 {
+        Some(plan.channel_axis.name())
+    } else {
+        None
+    };
+    let (h, w) = (p.info.height, p.info.width);
+    Summary {
+        output: p.output.to_string(),
+        name: p.name.to_string(),
+        input_shape: if p.channels == 1 { vec![h, w] } else { vec![h, w, p.channels as u32] },
+        config: plan.config.clone(),
+        encode_options: plan.encode_options,
+        channel_axis,
+        level0_ratio: levels.first().map_or(0.0, |l| l.ratio),
+        levels,
+        chunks: p.chunks,
+        bytes_written,
+        encoded_bytes,
+        raw_bytes,
+        ratio: raw_bytes as f64 / encoded_bytes as f64,
+        psnr,
+        seconds: p.seconds,
+        workers: plan.workers,
+        warnings: p.warnings,
+        streamed: p.streamed,
+        rescale: plan.rescale.map(|(_, w)| (w.min, w.max)),
+        format: p.info.format,
+    }
+}
+
+fn quant_table_name(table: QuantTable) -> &'static str {
+    QuantTable::ALL.iter().find(|(_, t)| *t == table).map_or("annex-k", |(name, _)| name)
+}
+
+fn num(n: impl Into<f64>) -> V {
+    V::Number(n.into())
+}
+
+fn shape(dims: &[u32]) -> V {
+    V::Array(dims.iter().map(|&d| num(d)).collect())
+}
+
+fn member(name: &str, value: V) -> (String, V) {
+    (name.to_string(), value)
+}
+
+impl Summary {
+    /// The npm CLI's `--json` value (JSON writes an infinite PSNR as null).
+    pub fn to_value(&self) -> V {
+        let o = &self.encode_options;
+        let levels = self
+            .levels
+            .iter()
+            .map(|l| {
+                V::Object(vec![
+                    member("path", V::String(l.path.clone())),
+                    member("shape", shape(&l.shape)),
+                    member("chunkShape", shape(&l.chunk_shape)),
+                    member("shardShape", l.shard_shape.as_deref().map_or(V::Null, shape)),
+                    member("chunks", num(l.chunks as f64)),
+                    member("rawBytes", num(l.raw_bytes as f64)),
+                    member("encodedBytes", num(l.encoded_bytes as f64)),
+                    member("ratio", num(l.ratio)),
+                ])
+            })
+            .collect();
+        let mut members = vec![
+            member("output", V::String(self.output.clone())),
+            member("name", V::String(self.name.clone())),
+            member("inputShape", shape(&self.input_shape)),
+            member("config", self.config.to_value()),
+            member(
+                "encodeOptions",
+                V::Object(vec![
+                    member("restartIntervals", V::Bool(o.restart_intervals)),
+                    member("trellis", V::Bool(o.trellis)),
+                    member("quantTable", V::String(quant_table_name(o.quant_table).to_string())),
+                ]),
+            ),
+            member("channelAxis", self.channel_axis.map_or(V::Null, |a| V::String(a.to_string()))),
+            member("levels", V::Array(levels)),
+            member("chunks", num(self.chunks as f64)),
+            member("bytesWritten", num(self.bytes_written as f64)),
+            member("encodedBytes", num(self.encoded_bytes as f64)),
+            member("rawBytes", num(self.raw_bytes as f64)),
+            member("ratio", num(self.ratio)),
+            member("level0Ratio", num(self.level0_ratio)),
+            member("psnr", num(self.psnr)),
+            member("seconds", num(self.seconds)),
+            member("workers", num(self.workers as f64)),
+            member("warnings", V::Array(self.warnings.iter().map(|w| V::String(w.clone())).collect())),
+            member("streamed", V::Bool(self.streamed)),
+        ];
+        if let Some((min, max)) = self.rescale {
+            members.push(member("rescale", V::Object(vec![member("min", num(min)), member("max", num(max))])));
+        }
+        V::Object(members)
+    }
+
+    /// A few lines for people: what was written, how small, how faithful.
+    pub fn format(&self) -> String {
+        let mb = |n: u64| format!("{:.2} MB", n as f64 / 1e6);
+        let c = &self.config;
+        let o = &self.encode_options;
+        let mut codec = format!("jpeg quality {}, {}", c.quality, c.encoded_color_space.name());
+        if let Some(name) = subsampling_name(c) {
+            codec.push(' ');
+            codec.push_str(&name);
+        }
+        if o.quant_table != QuantTable::AnnexK {
+            codec.push_str(&format!(", {} quantisation tables", quant_table_name(o.quant_table)));
+        }
+        if o.trellis {
+            codec.push_str(", trellis quantisation");
+        }
+        if !o.restart_intervals {
+            codec.push_str(", no restart intervals");
+        }
+        let join = |d: &[u32]| d.iter().map(u32::to_string).collect::<Vec<_>>().join("×");
+        let mut lines = vec![
+            format!("wrote {} in {:.2} s", self.output, self.seconds),
+            format!(
+                "  image {} → {} level(s), {} chunks, {codec}",
+                join(&self.input_shape),
+                self.levels.len(),
+                self.chunks
+            ),
+        ];
+        for l in &self.levels {
+            let shard = l.shard_shape.as_deref().map_or(String::new(), |s| format!(", shard {}", join(s)));
+            lines.push(format!(
+                "  level {}: shape {}, chunk {}{shard}, {} chunks, {} ({:.1}:1)",
+                l.path,
+                join(&l.shape),
+                join(&l.chunk_shape),
+                l.chunks,
+                mb(l.encoded_bytes),
+                l.ratio
+            ));
+        }
+        lines.push(format!(
+            "  bytes written {} for {} of samples: compression ratio {:.1}:1",
+            mb(self.bytes_written),
+            mb(self.raw_bytes),
+            self.ratio
+        ));
+        lines.push(format!(
+            "  PSNR of level 0 against the input: {}",
+            if self.psnr.is_finite() { format!("{:.2} dB", self.psnr) } else { "∞ (identical)".to_string() }
+        ));
+        lines.join("\n")
+    }
+}
