@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use zarr_jpeg::convert::{self, ConvertErrorKind, Events, Progress};
 use zarr_jpeg::{ChunkLayout, CodecError, ConfigValue, EncodeOptions, JpegConfig};
 
 create_exception!(
@@ -21,6 +22,16 @@ create_exception!(
      error's kind as the JavaScript package's `error.kind` does (\"InvalidConfiguration\", \
      \"InvalidShape\", \"InvalidData\", \"UnsupportedStream\", \"CorruptStream\", \
      \"StreamMismatch\")."
+);
+
+create_exception!(
+    zarr_jpeg,
+    ConvertError,
+    pyo3::exceptions::PyException,
+    "A conversion that was refused or failed, with the message the npm CLI prints. `kind` says \
+     which side was wrong, as the JavaScript `ConvertError.kind`: \"InvalidArgument\" (an \
+     option), \"InvalidInput\" (the image), \"OutputUnavailable\" (the destination is in the \
+     way or cannot be written). Nothing is left at the destination."
 );
 
 /// Nesting and size limits of a configuration, as the JavaScript boundary's (the core's
@@ -403,6 +414,92 @@ fn codec_error(e: CodecError) -> PyErr {
     error
 }
 
+/// Progress and warnings handed to Python callables. The conversion runs without the GIL;
+/// each event takes it briefly, and also checks for signals, so Ctrl-C stops a conversion.
+struct PyEvents {
+    progress: Option<Py<PyAny>>,
+    warning: Option<Py<PyAny>>,
+    /// a callback's exception (or KeyboardInterrupt), raised once the conversion has stopped
+    failure: Option<PyErr>,
+}
+
+impl PyEvents {
+    fn interrupted(&mut self, error: PyErr) -> convert::ConvertError {
+        self.failure.get_or_insert(error);
+        convert::ConvertError::new(ConvertErrorKind::Interrupted, "interrupted")
+    }
+}
+
+impl Events for PyEvents {
+    fn warning(&mut self, message: &str) {
+        let Some(callback) = &self.warning else { return };
+        if let Err(e) = Python::attach(|py| callback.call1(py, (message,)).map(drop)) {
+            self.failure.get_or_insert(e);
+        }
+    }
+
+    fn progress(&mut self, level: usize, levels: usize, done: u64, total: u64, what: &Progress) -> convert::Result<()> {
+        if let Some(e) = self.failure.take() {
+            return Err(self.interrupted(e));
+        }
+        let result = Python::attach(|py| -> PyResult<()> {
+            py.check_signals()?;
+            let Some(callback) = &self.progress else { return Ok(()) };
+            let event = PyDict::new(py);
+            event.set_item("level", level)?;
+            event.set_item("levels", levels)?;
+            event.set_item("chunksDone", done)?;
+            event.set_item("chunksTotal", total)?;
+            match what {
+                Progress::Level { shape } => {
+                    event.set_item("phase", "level")?;
+                    event.set_item("shape", PyTuple::new(py, shape)?)?;
+                }
+                Progress::Chunk { level_chunks_done, level_chunks_total } => {
+                    event.set_item("phase", "chunk")?;
+                    event.set_item("levelChunksDone", level_chunks_done)?;
+                    event.set_item("levelChunksTotal", level_chunks_total)?;
+                }
+            }
+            callback.call1(py, (event,)).map(drop)
+        });
+        result.map_err(|e| self.interrupted(e))
+    }
+}
+
+/// Converts the image file `src` into the JPEG OME-Zarr store `dst`. `options` is a dict of
+/// the npm CLI's option names (`quality`, `shard`, `channelAxis`, `overwrite`, …); `progress`
+/// and `warning` are called with each event (a dict) and warning (a str). Returns the summary
+/// (a dict with the CLI's `--json` keys) and its text. Raises `ConvertError`.
+#[pyfunction]
+#[pyo3(signature = (src, dst, options, progress=None, warning=None))]
+fn convert_file<'py>(
+    py: Python<'py>,
+    src: &str,
+    dst: &str,
+    options: &Bound<'py, PyAny>,
+    progress: Option<Py<PyAny>>,
+    warning: Option<Py<PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, String)> {
+    let options = to_config_value(options).map_err(|e| convert_error(convert::ConvertError::argument(e)))?;
+    let mut events = PyEvents { progress, warning, failure: None };
+    let result = py.detach(|| convert::convert_file(src, dst, &options, &mut events));
+    if let Some(e) = events.failure.take() {
+        return Err(e);
+    }
+    let summary = result.map_err(convert_error)?;
+    Ok((from_config_value(py, &summary.to_value())?, summary.format()))
+}
+
+fn convert_error(e: convert::ConvertError) -> PyErr {
+    let kind = e.kind().name();
+    let error = ConvertError::new_err(e.to_string());
+    Python::attach(|py| {
+        let _ = error.value(py).setattr("kind", kind);
+    });
+    error
+}
+
 #[pymodule]
 fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_config, m)?)?;
@@ -410,6 +507,8 @@ fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_encode_options, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     m.add("JpegError", m.py().get_type::<JpegError>())?;
+    m.add("ConvertError", m.py().get_type::<ConvertError>())?;
     Ok(())
 }

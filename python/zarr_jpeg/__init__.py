@@ -4,6 +4,8 @@
   (the ``zarr.codecs`` entry point), usable as ``serializer=``.
 - :func:`encode` / :func:`decode`: one chunk, with the JavaScript ``encode()``'s options.
 - :func:`validate_config`: a configuration's normalised form, or the error the JS package gives.
+- :func:`convert`: an image file to a JPEG OME-Zarr store (the npm CLI's converter, the same
+  Rust core); :class:`ConvertError` names what was refused.
 
 Errors in the input raise :class:`JpegError` (a ``ValueError`` with a ``kind``) or ``TypeError``,
 with the same messages as the JavaScript package: both are the core's.
@@ -19,10 +21,12 @@ from . import _zarr_jpeg as _native
 from ._zarr_jpeg import JpegError
 
 __all__ = [
+    "ConvertError",
     "DEFAULT_QUALITY",
     "JpegCodec",
     "JpegError",
     "QUANT_TABLES",
+    "convert",
     "decode",
     "encode",
     "validate_config",
@@ -86,3 +90,4 @@ def decode(buffer: Any, config: Mapping[str, Any], shape: Sequence[int]) -> np.n
 
 
 from ._codec import JpegCodec  # noqa: E402  (uses the functions above)
+from ._convert import ConvertError, convert  # noqa: E402

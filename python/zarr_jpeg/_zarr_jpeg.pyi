@@ -1,5 +1,5 @@
 # The extension module built from python/src/lib.rs (the Rust core's Python boundary).
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from typing_extensions import Buffer
 
@@ -20,3 +20,17 @@ def encode(
     options: Mapping[str, Any] | None = None,
 ) -> bytes: ...
 def decode_into(config: Mapping[str, Any], stream: Buffer, shape: Sequence[int], out: Buffer) -> None: ...
+
+class ConvertError(Exception):
+    """A conversion refused or failed; ``kind`` is one of "InvalidArgument", "InvalidInput",
+    "OutputUnavailable"."""
+
+    kind: str
+
+def convert_file(
+    src: str,
+    dst: str,
+    options: Mapping[str, Any],
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    warning: Callable[[str], None] | None = None,
+) -> tuple[dict[str, Any], str]: ...
