@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const fuzzDir = path.join(root, "fuzz");
-const ALL = ["decode", "encode", "config", "layout", "tile_stream"];
+const ALL = ["decode", "encode", "config", "layout", "tile_stream", "convert"];
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {

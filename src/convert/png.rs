@@ -99,6 +99,9 @@ fn png_error(file: &str, e: &png::DecodingError, rows: Option<(usize, u32)>) -> 
         (png::DecodingError::IoError(io), None) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             ConvertError::input(format!("{file}: truncated PNG (it ends before its image data)"))
         }
+        (png::DecodingError::LimitsExceeded, _) => ConvertError::input(format!(
+            "{file}: the PNG decoder's memory bound (64 MiB) is exceeded: the image's rows are too wide"
+        )),
         (_, Some((y, h))) => ConvertError::input(format!("{file}: corrupt PNG image data at row {y} of {h} ({e})")),
         _ => ConvertError::input(format!("{file}: cannot decode PNG: {e}")),
     }
