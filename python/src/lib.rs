@@ -2,8 +2,9 @@
 //! Python values to the core's (`ConfigValue`, shapes, byte slices) and `CodecError`s to
 //! Python exceptions, as `src/wasm.rs` does for JavaScript. No codec logic lives here:
 //! configuration rules, encode options, the chunk-shape table and every stream check are the
-//! core's (the crate at the repository root). The GIL is released while a chunk is encoded
-//! or decoded, so Python threads (zarr-python's, Dask's) run the codec in parallel.
+//! core's (the crate at the repository root), and so is the converter (`convert_file` only hands
+//! it options and callbacks). The GIL is released while a chunk is encoded or decoded, and for a
+//! whole conversion, so Python threads (zarr-python's, Dask's) run in parallel.
 
 use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
