@@ -22,9 +22,12 @@ def test_maturin_builds_a_wheel_with_stubs_and_the_entry_point(tmp):
     assert "-cp311-abi3-" in wheel.name  # one wheel for CPython 3.11 and later
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
-        assert {"zarr_jpeg/__init__.py", "zarr_jpeg/_codec.py", "zarr_jpeg/_zarr_jpeg.pyi", "zarr_jpeg/py.typed"} <= names
+        assert {"zarr_jpeg/__init__.py", "zarr_jpeg/_codec.py", "zarr_jpeg/_convert.py", "zarr_jpeg/cli.py",
+                "zarr_jpeg/_zarr_jpeg.pyi", "zarr_jpeg/py.typed"} <= names
         assert any(n.startswith("zarr_jpeg/_zarr_jpeg.") and n.endswith(".so") for n in names)
         info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-        assert z.read(info).decode().split() == ["[zarr.codecs]", "jpeg=zarr_jpeg:JpegCodec"]
+        # the codec for zarr-python, and the converter's console script
+        assert z.read(info).decode().split() == [
+            "[console_scripts]", "zarr-jpeg=zarr_jpeg.cli:main", "[zarr.codecs]", "jpeg=zarr_jpeg:JpegCodec"]
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         assert "Name: zarr-jpeg" in meta and "Requires-Python: >=3.11" in meta and "Requires-Dist: zarr>=3.1" in meta
