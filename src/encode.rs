@@ -109,6 +109,11 @@ impl QuantTable {
         ("peterson", QuantTable::Peterson),
     ];
 
+    /// The table's option value (`"annex-k"`, `"flat"`, …).
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, t)| *t == self).map_or("annex-k", |(name, _)| name)
+    }
+
     fn encoder_type(self) -> QuantizationTableType {
         match self {
             QuantTable::AnnexK => QuantizationTableType::Default,

@@ -233,7 +233,6 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
     }
     let options = ConvertOptions::parse(options)?;
     let overwrite = options.flag("overwrite")?;
-    let options = options.without("overwrite");
     let input_path = Path::new(input);
     let file = InputFile::open(input_path, input)?;
     let conversion = Conversion::open(&file, input, &options)?;

@@ -93,6 +93,8 @@ pub struct Conversion<'a> {
     pyramid: Pyramid,
     name: String,
     to_gray: bool,
+    /// samples per pixel of the rows the pyramid gets (1 after `to_gray`)
+    channels: usize,
     warnings: Vec<String>,
 }
 
@@ -129,7 +131,7 @@ impl<'a> Conversion<'a> {
         let info = source.info().clone();
         let to_gray = info.channels == 3 && matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
         let channels = if to_gray { 1 } else { info.channels };
-        let mut plan = options.without("rescale").resolve(channels)?;
+        let mut plan = options.resolve(channels)?;
         plan.rescale = source.rescaled();
         let mut warnings = source.warnings();
         if to_gray {
@@ -141,7 +143,7 @@ impl<'a> Conversion<'a> {
             Some(name) => name.to_string(),
             None => default_name(file),
         };
-        Ok(Conversion { source, plan, pyramid, name, to_gray, warnings })
+        Ok(Conversion { source, plan, pyramid, name, to_gray, channels, warnings })
     }
 
     pub fn plan(&self) -> &Plan {
@@ -162,7 +164,7 @@ impl<'a> Conversion<'a> {
         for w in &self.warnings {
             events.warning(w);
         }
-        let channels = if self.to_gray { 1 } else { self.source.info().channels };
+        let channels = self.channels;
         let encoder = ChunkEncoder {
             config: self.plan.config.clone(),
             options: self.plan.encode_options,

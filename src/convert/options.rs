@@ -131,11 +131,6 @@ impl ConvertOptions {
         self.members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
-    /// These options without `name` (e.g. a source's own option, once it has read it).
-    pub fn without(&self, name: &str) -> ConvertOptions {
-        ConvertOptions { members: self.members.iter().filter(|(n, _)| n != name).cloned().collect() }
-    }
-
     pub fn string(&self, name: &str) -> Result<Option<&str>> {
         match self.get(name) {
             None => Ok(None),
@@ -375,7 +370,8 @@ fn parse_window(s: &str) -> Option<(f64, f64)> {
     Some((digits(a)?, digits(b)?))
 }
 
-fn factors(f: &[[u8; 2]; 3]) -> ConfigValue {
+/// Sampling factors as the configuration's `subsampling` value: `[[h, v], …]`.
+fn factors(f: &[[u8; 2]]) -> ConfigValue {
     ConfigValue::Array(
         f.iter()
             .map(|p| ConfigValue::Array(vec![ConfigValue::Number(f64::from(p[0])), ConfigValue::Number(f64::from(p[1]))]))
@@ -401,16 +397,8 @@ pub fn subsampling_name(config: &JpegConfig) -> Option<String> {
     let given: Vec<[u8; 2]> = config.subsampling.iter().map(|f| [f.horizontal, f.vertical]).collect();
     Some(match SUBSAMPLING.iter().find(|(_, f)| f[..] == given[..]) {
         Some((name, _)) => name.to_string(),
-        None => json::compact(&factors_of(&given)),
+        None => json::compact(&factors(&given)),
     })
-}
-
-fn factors_of(f: &[[u8; 2]]) -> ConfigValue {
-    ConfigValue::Array(
-        f.iter()
-            .map(|p| ConfigValue::Array(vec![ConfigValue::Number(f64::from(p[0])), ConfigValue::Number(f64::from(p[1]))]))
-            .collect(),
-    )
 }
 
 #[cfg(test)]

@@ -127,10 +127,6 @@ pub(super) fn build(p: Parts) -> Summary {
     }
 }
 
-fn quant_table_name(table: QuantTable) -> &'static str {
-    QuantTable::ALL.iter().find(|(_, t)| *t == table).map_or("annex-k", |(name, _)| name)
-}
-
 fn num(n: impl Into<f64>) -> V {
     V::Number(n.into())
 }
@@ -173,7 +169,7 @@ impl Summary {
                 V::Object(vec![
                     member("restartIntervals", V::Bool(o.restart_intervals)),
                     member("trellis", V::Bool(o.trellis)),
-                    member("quantTable", V::String(quant_table_name(o.quant_table).to_string())),
+                    member("quantTable", V::String(o.quant_table.name().to_string())),
                 ]),
             ),
             member("channelAxis", self.channel_axis.map_or(V::Null, |a| V::String(a.to_string()))),
@@ -207,7 +203,7 @@ impl Summary {
             codec.push_str(&name);
         }
         if o.quant_table != QuantTable::AnnexK {
-            codec.push_str(&format!(", {} quantisation tables", quant_table_name(o.quant_table)));
+            codec.push_str(&format!(", {} quantisation tables", o.quant_table.name()));
         }
         if o.trellis {
             codec.push_str(", trellis quantisation");
