@@ -407,8 +407,11 @@ fn from_config_value<'py>(py: Python<'py>, value: &ConfigValue) -> PyResult<Boun
 /// A `CodecError` as a `JpegError` (a ValueError) with the core's message, the text the
 /// JavaScript package's `Error` carries, and its kind.
 fn codec_error(e: CodecError) -> PyErr {
-    let kind = e.kind().name();
-    let error = JpegError::new_err(e.to_string());
+    with_kind(JpegError::new_err(e.to_string()), e.kind().name())
+}
+
+/// `error` with its `kind` attribute set (the JavaScript errors' `kind`).
+fn with_kind(error: PyErr, kind: &str) -> PyErr {
     Python::attach(|py| {
         let _ = error.value(py).setattr("kind", kind);
     });
@@ -493,12 +496,7 @@ fn convert_file<'py>(
 }
 
 fn convert_error(e: convert::ConvertError) -> PyErr {
-    let kind = e.kind().name();
-    let error = ConvertError::new_err(e.to_string());
-    Python::attach(|py| {
-        let _ = error.value(py).setattr("kind", kind);
-    });
-    error
+    with_kind(ConvertError::new_err(e.to_string()), e.kind().name())
 }
 
 #[pymodule]
