@@ -34,38 +34,43 @@ fn codec_error(e: crate::CodecError) -> ConvertError {
     ConvertError::input(format!("cannot encode a chunk: {e}"))
 }
 
+/// `f` of every item, in order, on up to `workers` threads (the caller's among them;
+/// wasm builds run them all on the caller's).
+pub fn parallel_map<T: Sync, R: Send>(workers: usize, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = if cfg!(target_arch = "wasm32") { 0 } else { workers.min(items.len()) };
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= items.len() {
+                    return done;
+                }
+                done.push((i, f(&items[i])));
+            }
+        };
+        let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        for (i, r) in work() {
+            results[i] = Some(r);
+        }
+        for handle in handles {
+            for (i, r) in handle.join().expect("a worker thread panicked") {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results.into_iter().map(|r| r.expect("every item done")).collect()
+}
+
 impl ChunkEncoder {
     /// Encodes `tiles` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
     pub fn encode_all(&self, tiles: &[Tile], chunk: (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
-        let threads = if cfg!(target_arch = "wasm32") { 0 } else { self.workers.min(tiles.len()) };
-        if threads <= 1 {
-            return tiles.iter().map(|t| self.encode_one(t, chunk, measure)).collect();
-        }
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let mut results: Vec<Option<Result<Encoded>>> = (0..tiles.len()).map(|_| None).collect();
-        std::thread::scope(|scope| {
-            let work = || {
-                let mut done = Vec::new();
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= tiles.len() {
-                        return done;
-                    }
-                    done.push((i, self.encode_one(&tiles[i], chunk, measure)));
-                }
-            };
-            // the calling thread takes its share too
-            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-            for (i, r) in work() {
-                results[i] = Some(r);
-            }
-            for handle in handles {
-                for (i, r) in handle.join().expect("an encode thread panicked") {
-                    results[i] = Some(r);
-                }
-            }
-        });
-        results.into_iter().map(|r| r.expect("every tile encoded")).collect()
+        parallel_map(self.workers, tiles, |t| self.encode_one(t, chunk, measure)).into_iter().collect()
     }
 
     fn encode_one(&self, tile: &Tile, (ch, cw): (u32, u32), measure: bool) -> Result<Encoded> {

@@ -91,7 +91,7 @@ impl<'a> JpegSource<'a> {
         Ok(JpegSource {
             input,
             file: file.to_string(),
-            info: ImageInfo { height: frame.height.into(), width: frame.width.into(), channels: frame.components.into(), format: "jpeg" },
+            info: ImageInfo { height: frame.height.into(), width: frame.width.into(), channels: frame.components.into(), format: "jpeg", ..Default::default() },
             config,
             shape: if gray { vec![h, w] } else { vec![h, w, 3] },
             whole: false,

@@ -22,6 +22,7 @@ mod pyramid;
 mod source;
 mod store;
 mod summary;
+mod tiff;
 
 pub use error::{ConvertError, ConvertErrorKind, Result};
 #[cfg(not(target_arch = "wasm32"))]
@@ -85,10 +86,18 @@ pub fn default_name(input: &str) -> String {
     }
 }
 
+/// What produces level 0.
+enum Job<'a> {
+    /// rows, encoded into chunks
+    Rows(Box<dyn RowSource + 'a>),
+    /// a TIFF's JPEG tiles, copied
+    Tiles(Box<tiff::TileJob<'a>>),
+}
+
 /// A conversion whose input has been opened and whose options are resolved: what it will
 /// write is known, nothing has been written.
 pub struct Conversion<'a> {
-    source: Box<dyn RowSource + 'a>,
+    job: Job<'a>,
     plan: Plan,
     pyramid: Pyramid,
     name: String,
@@ -111,12 +120,18 @@ impl<'a> Conversion<'a> {
                 }
                 Box::new(jpeg::JpegSource::open(input, file)?)
             }
-            Some(_) => {
-                return Err(ConvertError::input(format!(
-                    "{file} is a TIFF: this build's converter reads PNG and JPEG files; convert TIFF with the npm \
-                     package's CLI (npx zarr-jpeg convert {file} out.zarr) for now"
-                )))
-            }
+            Some(_) => match tiff::open(input, file, options, rescale)? {
+                tiff::Opened::Rows(rows) => rows,
+                tiff::Opened::Tiles(job, warnings) => {
+                    let name = match options.string("name")? {
+                        Some(name) => name.to_string(),
+                        None => default_name(file),
+                    };
+                    let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
+                    let channels = job.info.channels;
+                    return Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings });
+                }
+            },
             None => {
                 return Err(ConvertError::input(format!(
                     "{file} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)"
@@ -129,9 +144,31 @@ impl<'a> Conversion<'a> {
     /// A conversion of any row source.
     pub fn from_source(source: Box<dyn RowSource + 'a>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
         let info = source.info().clone();
-        let to_gray = info.channels == 3 && matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
+        let gray = matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
+        if info.planes && options.color().is_some() && !gray {
+            return Err(ConvertError::argument(format!(
+                "{file} has {} channels, stored as a c axis of grayscale chunks; color {} needs RGB input",
+                info.channels,
+                options.color().map_or(String::new(), |c| match c {
+                    crate::ConfigValue::String(s) => s.clone(),
+                    other => json::compact(other),
+                })
+            )));
+        }
+        let to_gray = !info.planes && info.channels == 3 && gray;
         let channels = if to_gray { 1 } else { info.channels };
-        let mut plan = options.resolve(channels)?;
+        let stated;
+        let options = match info.pixel_size {
+            Some(size) if options.get("pixelSize").is_none() => {
+                stated = options.with_pixel_size(size);
+                &stated
+            }
+            _ => options,
+        };
+        let mut plan = options.resolve(if info.planes { 1 } else { channels })?;
+        if info.planes {
+            plan.planes = channels;
+        }
         plan.rescale = source.rescaled();
         let mut warnings = source.warnings();
         if to_gray {
@@ -143,7 +180,7 @@ impl<'a> Conversion<'a> {
             Some(name) => name.to_string(),
             None => default_name(file),
         };
-        Ok(Conversion { source, plan, pyramid, name, to_gray, channels, warnings })
+        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings })
     }
 
     pub fn plan(&self) -> &Plan {
@@ -155,11 +192,19 @@ impl<'a> Conversion<'a> {
     }
 
     pub fn info(&self) -> &ImageInfo {
-        self.source.info()
+        match &self.job {
+            Job::Rows(source) => source.info(),
+            Job::Tiles(job) => &job.info,
+        }
     }
 
     /// Writes the store through `writer`; `seconds` measures the run for the summary.
     pub fn run(mut self, writer: &mut dyn StoreWriter, events: &mut dyn Events, output: &str) -> Result<Summary> {
+        let source = match self.job {
+            Job::Tiles(job) => return job.run(writer, events, output, &self.name, self.warnings),
+            Job::Rows(source) => source,
+        };
+        let mut source = source;
         let started = now();
         for w in &self.warnings {
             events.warning(w);
@@ -193,7 +238,7 @@ impl<'a> Conversion<'a> {
                 error: (0, 0),
             };
             let mut rows = RowPyramid::new(cx, channels);
-            let end = self.source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
+            let end = source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
             match end {
                 RowsEnd::Again => {
                     drop(rows);
@@ -210,7 +255,7 @@ impl<'a> Conversion<'a> {
                         name: &self.name,
                         plan: &self.plan,
                         pyramid: &self.pyramid,
-                        info: self.source.info(),
+                        info: source.info(),
                         channels,
                         totals: &totals,
                         chunks,
@@ -218,7 +263,7 @@ impl<'a> Conversion<'a> {
                         error,
                         seconds: now() - started,
                         warnings: self.warnings.clone(),
-                        streamed: self.source.streamed(),
+                        streamed: source.streamed(),
                     }));
                 }
             }

@@ -56,6 +56,20 @@ pub struct Window {
     pub max: u16,
 }
 
+impl Window {
+    /// A sample mapped to 0–255: the window's ends to 0 and 255, linearly between, rounded.
+    pub fn map(&self, v: u16) -> u8 {
+        if v <= self.min {
+            0
+        } else if v >= self.max {
+            255
+        } else {
+            // (255 / span first, as the npm package computes it: the same rounding)
+            (f64::from(v - self.min) * (255.0 / f64::from(self.max - self.min))).round() as u8
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Rescale {
     Auto,
@@ -125,6 +139,16 @@ impl ConvertOptions {
             out.members.push((name.clone(), value.clone()));
         }
         Ok(out)
+    }
+
+    /// These options with the pixel size a file states (in micrometres, unless a unit is given).
+    pub fn with_pixel_size(&self, size: f64) -> ConvertOptions {
+        let mut out = self.clone();
+        out.members.push(("pixelSize".into(), ConfigValue::Number(size)));
+        if out.get("unit").is_none() {
+            out.members.push(("unit".into(), ConfigValue::String("micrometer".into())));
+        }
+        out
     }
 
     pub fn get(&self, name: &str) -> Option<&ConfigValue> {

@@ -147,7 +147,7 @@ impl<'a> PngSource<'a> {
         let mut source = PngSource {
             input,
             file: file.to_string(),
-            info: ImageInfo { height, width, channels, format: "png" },
+            info: ImageInfo { height, width, channels, format: "png", ..Default::default() },
             color_type,
             sixteen,
             interlaced,

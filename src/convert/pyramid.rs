@@ -109,6 +109,9 @@ pub struct Context<'a> {
 /// The levels of a pyramid being built from level 0's rows.
 pub struct RowPyramid<'a> {
     levels: Vec<Level>,
+    /// level 0's chunks are written by the caller (a TIFF's tiles, copied): its rows only
+    /// feed the levels above
+    external_level0: bool,
     channels: usize,
     cx: Context<'a>,
 }
@@ -148,7 +151,37 @@ impl<'a> RowPyramid<'a> {
                 }
             })
             .collect();
-        RowPyramid { levels, channels, cx }
+        RowPyramid { levels, external_level0: false, channels, cx }
+    }
+
+    /// Level 0's chunks come from the caller ([`Self::chunk_written`]); its rows only feed
+    /// the levels above.
+    pub fn with_external_level0(mut self) -> Self {
+        self.external_level0 = true;
+        self
+    }
+
+    /// A chunk of level `l` the caller wrote: counted, and reported (`stored`: it has bytes).
+    pub fn chunk_written(&mut self, l: usize, stored: bool, bytes: u64) -> Result<()> {
+        let total = self.cx.pyramid.grids[l].chunk_count();
+        if !self.levels[l].started {
+            self.levels[l].started = true;
+            let shape = metadata::array_shape(self.cx.plan, self.cx.pyramid.shapes[l]);
+            self.progress(l, Progress::Level { shape })?;
+        }
+        let level = &mut self.levels[l];
+        if stored {
+            level.chunks_done += 1;
+            level.encoded_bytes += bytes;
+        }
+        let done = level.chunks_done;
+        self.cx.chunks_done += 1;
+        self.progress(l, Progress::Chunk { level_chunks_done: done, level_chunks_total: total })
+    }
+
+    /// The store being written (for chunks the caller writes).
+    pub fn writer(&mut self) -> &mut dyn StoreWriter {
+        &mut *self.cx.writer
     }
 
     /// Level 0's next `n` rows.
@@ -229,6 +262,10 @@ impl<'a> RowPyramid<'a> {
         let channels = self.channels;
         let cy = self.levels[l].chunk_row;
         self.levels[l].chunk_row += 1;
+        if l == 0 && self.external_level0 {
+            self.levels[0].band_rows = 0;
+            return Ok(());
+        }
         if !self.levels[l].started {
             self.levels[l].started = true;
             let shape_dims = metadata::array_shape(self.cx.plan, shape);

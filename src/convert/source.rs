@@ -84,14 +84,20 @@ impl Seek for Cursor<'_> {
 }
 
 /// What a source says of its image before its rows are read.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ImageInfo {
     pub height: u32,
     pub width: u32,
-    /// samples per pixel of the rows: 1 or 3
+    /// samples per pixel of the rows: 1 or 3, or any number when `planes`
     pub channels: usize,
-    /// the format's name, for summaries ("png", "jpeg")
+    /// the format's name, for summaries ("png", "jpeg", "tiff")
     pub format: &'static str,
+    /// the channels are not one colour image: a c axis of grayscale chunks
+    pub planes: bool,
+    /// the pixel size (µm) the file states, used unless the options give one
+    pub pixel_size: Option<f64>,
+    /// the summary's `source` member (what was read: format, page, pixel size)
+    pub summary: Option<crate::ConfigValue>,
 }
 
 /// How reading the rows ended.

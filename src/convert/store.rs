@@ -108,6 +108,14 @@ impl ChunkStore {
         self.advance(w, (c, cy / py, cx / px), false)
     }
 
+    /// Records chunk (cy, cx) of plane `c` as not stored (its shard's index says so).
+    pub fn skip(&mut self, w: &mut dyn StoreWriter, key: &dyn Fn(u32, u32, u32) -> String, cy: u32, cx: u32, c: u32) -> Result<()> {
+        let Some((py, px)) = self.per else { return Ok(()) };
+        let at = (cy % py) * px + (cx % px);
+        self.shard(key, cy, cx, c).waiting.insert(at, None);
+        self.advance(w, (c, cy / py, cx / px), false)
+    }
+
     fn shard(&mut self, key: &dyn Fn(u32, u32, u32) -> String, cy: u32, cx: u32, c: u32) -> &mut Shard {
         let (py, px) = self.per.expect("sharded");
         let (sy, sx) = (cy / py, cx / px);

@@ -21,6 +21,20 @@ pub struct LevelSummary {
     pub ratio: f64,
 }
 
+/// Level 0 made of a TIFF's JPEG tiles: what became of them.
+#[derive(Clone, Debug)]
+pub struct TileCounts {
+    pub copied: u64,
+    pub reencoded: u64,
+    pub empty: u64,
+    /// the configuration of levels 1+ (level 0's is the tiles')
+    pub level_config: crate::JpegConfig,
+    /// level 0's quality was estimated from IJG-like tables (false: a guess)
+    pub quality_estimated: bool,
+    /// the pixel size (µm) and where it came from
+    pub pixel: Option<(f64, &'static str)>,
+}
+
 /// What a conversion wrote.
 #[derive(Clone, Debug)]
 pub struct Summary {
@@ -48,6 +62,10 @@ pub struct Summary {
     /// the 16-bit window mapped to 0–255
     pub rescale: Option<(u16, u16)>,
     pub format: &'static str,
+    /// what was read (a TIFF's format, page and pixel size)
+    pub source: Option<V>,
+    /// level 0 is a TIFF's tiles
+    pub tiles: Option<TileCounts>,
 }
 
 pub(super) struct Parts<'a> {
@@ -124,6 +142,8 @@ pub(super) fn build(p: Parts) -> Summary {
         streamed: p.streamed,
         rescale: plan.rescale.map(|(_, w)| (w.min, w.max)),
         format: p.info.format,
+        source: p.info.summary.clone(),
+        tiles: None,
     }
 }
 
@@ -186,6 +206,40 @@ impl Summary {
             member("warnings", V::Array(self.warnings.iter().map(|w| V::String(w.clone())).collect())),
             member("streamed", V::Bool(self.streamed)),
         ];
+        if let Some(t) = &self.tiles {
+            // (the npm package's order for a TIFF's tiles)
+            let take = |members: &mut Vec<(String, V)>, name: &str| {
+                let at = members.iter().position(|(k, _)| k == name).expect("member");
+                members.remove(at)
+            };
+            let mut rest = members;
+            let mut out = Vec::new();
+            for name in ["output", "name", "inputShape"] {
+                out.push(take(&mut rest, name));
+            }
+            out.push(member("source", self.source.clone().unwrap_or(V::Null)));
+            out.push(take(&mut rest, "config"));
+            out.push(member("levelConfig", t.level_config.to_value()));
+            out.push(member("qualityEstimated", V::Bool(t.quality_estimated)));
+            for name in ["encodeOptions", "channelAxis", "levels"] {
+                out.push(take(&mut rest, name));
+            }
+            out.push(member(
+                "tiles",
+                V::Object(vec![
+                    member("copied", num(t.copied as f64)),
+                    member("reencoded", num(t.reencoded as f64)),
+                    member("empty", num(t.empty as f64)),
+                ]),
+            ));
+            for name in ["chunks", "bytesWritten", "encodedBytes", "rawBytes", "ratio", "level0Ratio", "psnr", "seconds", "workers", "warnings"] {
+                out.push(take(&mut rest, name));
+            }
+            return V::Object(out);
+        }
+        if let Some(source) = &self.source {
+            members.push(member("source", source.clone()));
+        }
         if let Some((min, max)) = self.rescale {
             members.push(member("rescale", V::Object(vec![member("min", num(min)), member("max", num(max))])));
         }
@@ -239,6 +293,38 @@ impl Summary {
             mb(self.raw_bytes),
             self.ratio
         ));
+        if let Some(t) = &self.tiles {
+            let field = |name: &str| match &self.source {
+                Some(V::Object(m)) => m.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),
+                _ => None,
+            };
+            let text = |v: Option<V>| match v {
+                Some(V::String(s)) => s,
+                _ => String::new(),
+            };
+            let pixel = t.pixel.map_or(String::new(), |(x, source)| {
+                format!("; pixel {} µm ({source})", super::json::compact(&V::Number(x)))
+            });
+            lines.insert(1, format!("  source {}: {}{pixel}", text(field("format")), text(field("page"))));
+            lines.push(format!(
+                "  level 0: {} tiles copied unchanged from the TIFF, {} re-encoded{}; quality {} {}",
+                t.copied,
+                t.reencoded,
+                if t.empty > 0 { format!(", {} empty (not stored)", t.empty) } else { String::new() },
+                c.quality,
+                if t.quality_estimated {
+                    "estimated from the tiles' quantisation tables (the nearest IJG quality)"
+                } else {
+                    "(the tiles' tables are not IJG-like: a guess)"
+                }
+            ));
+            if self.levels.len() > 1 {
+                let u = &t.level_config;
+                let sampling = subsampling_name(u).map_or(String::new(), |n| format!(" {n}"));
+                lines.push(format!("  levels 1+: re-encoded at quality {}, {}{sampling}", u.quality, u.encoded_color_space.name()));
+            }
+            return lines.join("\n");
+        }
         lines.push(format!(
             "  PSNR of level 0 against the input: {}",
             if self.psnr.is_finite() { format!("{:.2} dB", self.psnr) } else { "∞ (identical)".to_string() }

@@ -1,0 +1,62 @@
+//! TIFF, BigTIFF, SVS and OME-TIFF in: the pages read in place (ifd.rs), the image's page
+//! chosen or its channel pages joined (image.rs), and its samples decoded as rows
+//! (decode.rs, rows.rs) for the one pipeline.
+
+mod decode;
+mod ifd;
+mod image;
+mod rows;
+mod tiles;
+
+use super::error::Result;
+use super::options::{ConvertOptions, Rescale};
+use super::source::{ImageInfo, ReadAt, RowSource};
+use crate::ConfigValue as V;
+
+pub use ifd::{Page, Tiff};
+pub use tiles::TileJob;
+pub use image::{pixel_size_from_description, PixelSize};
+
+fn source_summary(tiff: &Tiff, page: &Page, pixel: Option<PixelSize>) -> V {
+    let num = |n: f64| V::Number(n);
+    V::Object(vec![
+        ("format".into(), V::String(tiff.format().into())),
+        ("page".into(), V::String(image::describe_page(page))),
+        (
+            "pixelSize".into(),
+            pixel.map_or(V::Null, |p| {
+                V::Object(vec![("x".into(), num(p.x)), ("y".into(), num(p.y)), ("source".into(), V::String(p.source.into()))])
+            }),
+        ),
+    ])
+}
+
+/// What an opened TIFF is converted as.
+pub enum Opened<'a> {
+    /// rows of decoded samples, through the pipeline like any image
+    Rows(Box<dyn RowSource + 'a>),
+    /// JPEG tiles copied into level 0
+    Tiles(Box<TileJob<'a>>, Vec<String>),
+}
+
+/// Opens a TIFF: the image it holds, as tiles to copy or rows to encode.
+pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, rescale: Option<Rescale>) -> Result<Opened<'a>> {
+    let tiff = Tiff::open(input, file)?;
+    let mut warnings = Vec::new();
+    let page = image::image_page(&tiff, &mut warnings)?;
+    if page.compression == 7 {
+        let job = TileJob::prepare(tiff, page, options, &mut warnings)?;
+        return Ok(Opened::Tiles(Box::new(job), warnings));
+    }
+    let pixel = pixel_size_from_description(page.description.as_deref());
+    let info = ImageInfo {
+        height: page.height.min(u64::from(u32::MAX)) as u32,
+        width: page.width.min(u64::from(u32::MAX)) as u32,
+        channels: 1,
+        format: "tiff",
+        planes: false,
+        pixel_size: pixel.map(|p| p.x),
+        summary: Some(source_summary(&tiff, &page, pixel)),
+    };
+    Ok(Opened::Rows(Box::new(rows::TiffRows::open(tiff, page, info, rescale, warnings)?)))
+}
