@@ -1,0 +1,237 @@
+"""TIFF in, through the Rust converter (``zarr_jpeg.convert`` and the ``zarr-jpeg`` script):
+on TIFFs that tifffile and libvips write at test time it writes the npm CLI's store byte for
+byte and refuses what the CLI refuses with its messages; level 0 equals what tifffile
+(libjpeg-turbo, zlib, its LZW) and Pillow (libtiff) decode from the same files, and a
+JPEG-tiled page's tiles are copied, not re-encoded."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tifffile
+import zarr
+from PIL import Image
+
+import zarr_jpeg
+from conftest import PILLOW_TOLERANCE
+from test_convert import assert_same_store, node_convert, script_convert
+
+
+def gradient(height: int, width: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:height, 0:width]
+    rgb = np.dstack([x * 255 // width, y * 255 // height, (x + y) % 256]).astype(int)
+    return (rgb + rng.integers(0, 20, rgb.shape)).clip(0, 255).astype(np.uint8)
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    mse = np.mean((a.astype(float) - b.astype(float)) ** 2)
+    return float("inf") if mse == 0 else 10 * np.log10(255**2 / mse)
+
+
+def ycbcr_tiff(path: Path, rgb: np.ndarray, rows_per_strip: int, deflate: bool) -> None:
+    """A chunky YCbCr TIFF with 2×2 chroma subsampling (TIFF 6.0 §21's data units), written
+    byte by byte: tifffile and libvips refuse to write (or read) this layout; libtiff reads it."""
+    h, w, _ = rgb.shape
+    # (data units cover whole 2×2 blocks: the edges are padded by repeating them)
+    f = np.pad(rgb, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge").astype(float)
+    y = 0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2]
+    cb = (f[..., 2] - y) / 1.772 + 128
+    cr = (f[..., 0] - y) / 1.402 + 128
+    strips = []
+    for top in range(0, h, rows_per_strip):
+        units = bytearray()
+        for by in range(top, min(top + rows_per_strip, h), 2):
+            for bx in range(0, w, 2):
+                units += bytes(np.clip(np.round(y[by:by + 2, bx:bx + 2]), 0, 255).astype(np.uint8).ravel())
+                units += bytes([int(np.clip(round(cb[by:by + 2, bx:bx + 2].mean()), 0, 255)),
+                                int(np.clip(round(cr[by:by + 2, bx:bx + 2].mean()), 0, 255))])
+        strips.append(zlib.compress(bytes(units)) if deflate else bytes(units))
+    data = b"".join(strips)
+    offsets, at = [], 8
+    for s in strips:
+        offsets.append(at)
+        at += len(s)
+    extra = at  # values that do not fit in an entry follow the data
+    values = b""
+
+    def put(raw: bytes) -> int:
+        nonlocal values
+        where = extra + len(values)
+        values += raw
+        return where
+
+    entries = [
+        (256, 4, 1, struct.pack("<I", w)), (257, 4, 1, struct.pack("<I", h)),
+        (258, 3, 3, struct.pack("<I", put(struct.pack("<3H", 8, 8, 8)))),
+        (259, 3, 1, struct.pack("<HH", 8 if deflate else 1, 0)), (262, 3, 1, struct.pack("<HH", 6, 0)),
+        (273, 4, len(offsets), struct.pack("<I", put(struct.pack(f"<{len(offsets)}I", *offsets)))),
+        (277, 3, 1, struct.pack("<HH", 3, 0)), (278, 4, 1, struct.pack("<I", rows_per_strip)),
+        (279, 4, len(strips), struct.pack("<I", put(struct.pack(f"<{len(strips)}I", *map(len, strips))))),
+        (284, 3, 1, struct.pack("<HH", 1, 0)), (530, 3, 2, struct.pack("<HH", 2, 2)),
+        (532, 5, 6, struct.pack("<I", put(struct.pack("<12I", 0, 1, 255, 1, 128, 1, 255, 1, 128, 1, 255, 1)))),
+    ]
+    ifd = extra + len(values)
+    table = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHI", t, k, n) + v for t, k, n, v in entries) + b"\0\0\0\0"
+    path.write_bytes(b"II*\0" + struct.pack("<I", ifd) + data + values + table)
+
+
+@pytest.fixture(scope="module")
+def tiffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("tiffs")
+    rgb = gradient(700, 1000, 1)
+    small = gradient(300, 421, 2)
+    jpeg = lambda q: {"compression": "jpeg", "compressionargs": {"level": q}}  # noqa: E731
+    tifffile.imwrite(d / "jpeg-rgb.tif", rgb, **jpeg(85), tile=(256, 256), photometric="rgb")
+    tifffile.imwrite(d / "jpeg-ycbcr.tif", rgb, **jpeg(80), tile=(128, 128), photometric="ycbcr")
+    tifffile.imwrite(d / "jpeg-gray.tif", rgb[..., 1], **jpeg(90), tile=(240, 176))
+    tifffile.imwrite(d / "jpeg-planes.tif", np.moveaxis(rgb, 2, 0), compression="jpeg", tile=(128, 128),
+                     planarconfig="separate", photometric="minisblack")
+    tifffile.imwrite(d / "jpeg-channels.ome.tif", np.stack([rgb[..., 0], rgb[..., 2]]), compression="jpeg", tile=(256, 256),
+                     metadata={"axes": "CYX", "PhysicalSizeX": 0.25, "PhysicalSizeY": 0.25})
+    tifffile.imwrite(d / "aperio.svs", rgb, **jpeg(70), tile=(256, 256), photometric="rgb", metadata=None,
+                     description="Aperio Image Library v12.0.5\r\n1000x700 [0,0 1000x700] (256x256) JPEG/RGB Q=70|AppMag = 20|MPP = 0.4990")
+    tifffile.imwrite(d / "lzw-tiles.tif", small, compression="lzw", tile=(128, 128))
+    tifffile.imwrite(d / "deflate-strips.tif", small, compression="zlib", rowsperstrip=37, predictor=True)
+    tifffile.imwrite(d / "packbits-gray.tif", small[..., 0], compression="packbits", rowsperstrip=50)
+    tifffile.imwrite(d / "gray16.tif", small[..., 1].astype(np.uint16) * 250, compression="zlib", predictor=True, tile=(64, 64))
+    tifffile.imwrite(d / "planar.tif", np.moveaxis(small, 2, 0), planarconfig="separate", photometric="rgb")
+    tifffile.imwrite(d / "four-channels.tif", np.stack([small[..., 0], small[..., 1], small[..., 2], small[..., 0]]),
+                     planarconfig="separate", photometric="minisblack")
+    tifffile.imwrite(d / "min-is-white.tif", small[..., 2], photometric="miniswhite")
+    tifffile.imwrite(d / "big-endian.tif", small, bigtiff=True, compression="lzw", byteorder=">")
+    tifffile.imwrite(d / "z-stack.ome.tif", np.stack([small[..., 0]] * 2), metadata={"axes": "ZYX"})
+    tifffile.imwrite(d / "int8.tif", small[..., 0].astype(np.int8))
+    tifffile.imwrite(d / "float.tif", small[..., 0].astype(np.float32))
+    ycbcr_tiff(d / "ycbcr-subsampled.tif", small[:96, :128], rows_per_strip=16, deflate=True)
+    # (Pillow reads uncompressed YCbCr with its own decoder, which ignores subsampling)
+    ycbcr_tiff(d / "ycbcr-subsampled-edges.tif", small[:63, :99], rows_per_strip=8, deflate=True)
+    ycbcr_tiff(d / "ycbcr-uncompressed.tif", small[:64, :100], rows_per_strip=8, deflate=False)
+    (d / "truncated.tif").write_bytes((d / "jpeg-rgb.tif").read_bytes()[:5000])
+    # an IFD whose next-IFD offset points back at itself
+    loop = bytearray((d / "min-is-white.tif").read_bytes())
+    first = struct.unpack_from("<I", loop, 4)[0]
+    count = struct.unpack_from("<H", loop, first)[0]
+    struct.pack_into("<I", loop, first + 2 + 12 * count, first)
+    (d / "loop.tif").write_bytes(bytes(loop))
+    if shutil.which("vips"):
+        tifffile.imwrite(d / "plain.tif", rgb)
+        subprocess.run(["vips", "tiffsave", str(d / "plain.tif"), str(d / "vips-pyramid.tif"), "--tile", "--tile-width", "256",
+                        "--tile-height", "256", "--compression", "jpeg", "-Q", "75", "--pyramid"], check=True)
+    return d
+
+
+# (input, CLI arguments): every kind of TIFF page, and the options a TIFF takes
+SAME = [
+    ("jpeg-rgb.tif", []),
+    ("jpeg-rgb.tif", ["--shard", "512", "--quality", "60", "--channel-axis", "last"]),
+    ("jpeg-ycbcr.tif", ["--levels", "4"]),
+    ("jpeg-gray.tif", []),
+    ("jpeg-planes.tif", []),
+    ("jpeg-channels.ome.tif", []),
+    ("aperio.svs", ["--name", "slide"]),
+    ("vips-pyramid.tif", []),
+    ("deflate-strips.tif", ["--chunk", "128"]),
+    ("packbits-gray.tif", []),
+    ("gray16.tif", ["--rescale", "auto"]),
+    ("planar.tif", ["--color", "grayscale"]),
+    ("four-channels.tif", []),
+    ("min-is-white.tif", ["--pixel-size", "0.5"]),
+    ("big-endian.tif", []),
+]
+
+
+@pytest.mark.parametrize("name,args", SAME, ids=[f"{n} {' '.join(a)}".strip() for n, a in SAME])
+def test_the_same_store_as_the_npm_cli(tiffs: Path, tmp: Path, name: str, args: list[str]) -> None:
+    source = tiffs / name
+    if not source.exists():
+        pytest.skip(f"{name} needs libvips")
+    js = node_convert(source, tmp / "js.zarr", [*args, "--workers", "0", "--quiet"])
+    assert js.returncode == 0, js.stderr
+    py = script_convert(source, tmp / "py.zarr", [*args, "--quiet"])
+    assert py.returncode == 0, py.stderr
+    assert js.stderr == py.stderr, "the same warnings"
+    assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
+
+
+def test_jpeg_tiles_are_copied_and_read_back_as_tifffile_decodes_them(tiffs: Path, tmp: Path) -> None:
+    summary = zarr_jpeg.convert(tiffs / "aperio.svs", tmp / "out.zarr", progress=False)
+    assert summary["tiles"] == {"copied": 12, "reencoded": 0, "empty": 0}
+    assert summary["config"]["quality"] == 70 and summary["qualityEstimated"] is True
+    assert summary["source"]["pixelSize"] == {"x": 0.499, "y": 0.499, "source": "Aperio MPP"}
+    page = tifffile.TiffFile(tiffs / "aperio.svs").pages[0]
+    # each chunk holds its tile's entropy-coded data unchanged
+    fh = page.parent.filehandle
+    for i, (offset, count) in enumerate(zip(page.dataoffsets, page.databytecounts)):
+        fh.seek(offset)
+        tile = fh.read(count)
+        chunk = (tmp / "out.zarr" / "0" / "c" / "0" / str(i // 4) / str(i % 4)).read_bytes()
+        scan = tile[tile.rindex(b"\xff\xda"):]
+        assert chunk.endswith(scan), i
+    group = zarr.open_group(tmp / "out.zarr", mode="r")
+    level0 = np.moveaxis(group["0"][:], 0, -1)
+    # libjpeg-turbo (tifffile's imagecodecs) and the codec decode the same streams (IDCT
+    # rounding and chroma upsampling differ by a few samples at 4:2:0)
+    difference = np.abs(level0.astype(int) - page.asarray().astype(int))
+    assert difference.max() <= PILLOW_TOLERANCE + 1 and difference.mean() < 0.5
+    scale = group.attrs["ome"]["multiscales"][0]["datasets"][1]["coordinateTransformations"][0]["scale"]
+    assert scale == [1, 0.998, 0.998]
+
+
+@pytest.mark.parametrize("name", ["lzw-tiles.tif", "deflate-strips.tif", "big-endian.tif"])
+def test_decoded_pages_match_tifffile(tiffs: Path, tmp: Path, name: str) -> None:
+    zarr_jpeg.convert(tiffs / name, tmp / "out.zarr", quality=100, subsampling="4:4:4", channel_axis="last", progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")[:]
+    assert psnr(level0, tifffile.imread(tiffs / name)) > 45
+
+
+@pytest.mark.parametrize("name", ["ycbcr-subsampled.tif", "ycbcr-subsampled-edges.tif"])
+def test_subsampled_ycbcr_matches_libtiff(tiffs: Path, tmp: Path, name: str) -> None:
+    reference = np.asarray(Image.open(tiffs / name).convert("RGB"))
+    zarr_jpeg.convert(tiffs / name, tmp / "out.zarr", quality=100, subsampling="4:4:4", channel_axis="last", progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")[:]
+    assert level0.shape == reference.shape
+    assert psnr(level0, reference) > 45
+    assert np.abs(level0.astype(int) - reference.astype(int)).mean() < 1
+
+
+def test_uncompressed_subsampled_ycbcr_is_the_deflated_one(tiffs: Path, tmp: Path) -> None:
+    small = gradient(300, 421, 2)[:64, :100]
+    ycbcr_tiff(tmp / "deflated.tif", small, rows_per_strip=8, deflate=True)
+    zarr_jpeg.convert(tiffs / "ycbcr-uncompressed.tif", tmp / "a.zarr", progress=False)
+    zarr_jpeg.convert(tmp / "deflated.tif", tmp / "b.zarr", name="ycbcr-uncompressed", progress=False)
+    assert_same_store(tmp / "a.zarr", tmp / "b.zarr")
+
+
+# (input, CLI arguments, a part of the message): refusals both packages give, with nothing
+# left at the destination
+BAD = [
+    ("z-stack.ome.tif", [], "describes 2 z-plane(s) × 1 time point(s) × 1 channel(s)"),
+    ("gray16.tif", [], "the samples are uint16"),
+    ("int8.tif", [], "the samples are int8"),
+    ("float.tif", [], "the samples are float32"),
+    ("jpeg-rgb.tif", ["--chunk", "128"], "chunk applies to PNG and JPEG input"),
+    ("jpeg-rgb.tif", ["--rescale", "auto"], "rescale applies to 16-bit input; this TIFF's tiles are 8-bit JPEG"),
+    ("jpeg-rgb.tif", ["--shard", "300"], "shard 300 is not a multiple of the tile size 256 × 256"),
+    ("jpeg-rgb.tif", ["--levels", "12"], "levels 12 is too many"),
+    ("min-is-white.tif", ["--rescale", "auto"], "rescale applies to 16-bit input"),
+    ("truncated.tif", [], "lies past the end of the file"),
+    ("loop.tif", [], "a loop of IFD offsets"),
+]
+
+
+@pytest.mark.parametrize("name,args,message", BAD, ids=[f"{n} {' '.join(a)}".strip() for n, a, _ in BAD])
+def test_refusals_are_the_npm_clis(tiffs: Path, tmp: Path, name: str, args: list[str], message: str) -> None:
+    js = node_convert(tiffs / name, tmp / "js.zarr", [*args, "--quiet"])
+    py = script_convert(tiffs / name, tmp / "py.zarr", [*args, "--quiet"])
+    assert py.returncode == 1, py.stderr
+    assert message in py.stderr
+    assert js.returncode == 1, js.stderr
+    assert py.stderr.replace("py.zarr", "js.zarr") == js.stderr
+    assert list(tmp.iterdir()) == [], "nothing at the destination, no temporary directory"
