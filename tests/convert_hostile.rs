@@ -127,3 +127,65 @@ fn hostile_jpeg_headers_are_refused_by_name() {
         assert!(store.values.keys().all(|k| k.ends_with("zarr.json")));
     }
 }
+
+/// A little-endian TIFF whose one IFD (at byte 8) has `entries` (tag, type, count, value
+/// field), followed by `tail`; `next` is the next-IFD offset.
+fn tiff(entries: &[(u16, u16, u32, u32)], next: u32, tail: &[u8]) -> Vec<u8> {
+    let mut out = b"II*\0".to_vec();
+    out.extend_from_slice(&8u32.to_le_bytes());
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for &(tag, kind, count, value) in entries {
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&count.to_le_bytes());
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    out.extend_from_slice(&next.to_le_bytes());
+    out.extend_from_slice(tail);
+    out
+}
+
+#[test]
+fn hostile_tiff_headers_are_refused_by_name() {
+    // a 4 × 4 grey page of one uncompressed strip, its 16 bytes after the IFD
+    let page = |width: u32, strip_offset: u32, strip_bytes: u32| {
+        vec![(256, 4, 1, width), (257, 4, 1, 4), (258, 3, 1, 8), (262, 3, 1, 1), (273, 4, 1, strip_offset), (278, 4, 1, 4), (279, 4, 1, strip_bytes)]
+    };
+    let data = [7u8; 16];
+    let data_at = 8 + 2 + 7 * 12 + 4;
+    let good = tiff(&page(4, data_at, 16), 0, &data);
+    let summary = {
+        let options = ConvertOptions::parse(&ConfigValue::Null).unwrap();
+        let mut store = MemoryStore::default();
+        Conversion::open(&good, "good.tif", &options).unwrap().run(&mut store, &mut Quiet, "out.zarr").unwrap()
+    };
+    assert_eq!(summary.input_shape, vec![4, 4]);
+    let mut claims = page(4, data_at, 16);
+    claims[4] = (273, 4, u32::MAX, 200);
+    let mut loop_ = tiff(&page(4, data_at, 16), 8, &data);
+    let mut no_entries = tiff(&[], 0, &[]);
+    no_entries.truncate(10);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (tiff(&claims, 0, &data), "tag 273 claims 4294967295 values, more than this converter reads"),
+        (tiff(&page(4, data_at, 16_000), 0, &data), "lies past the end of the file"),
+        (tiff(&page(4, 1 << 30, 16), 0, &data), "at byte 1073741824 (16 bytes) lies past the end of the file"),
+        (tiff(&page((1 << 31) + 1, data_at, 16), 0, &data), "strips of 2147483649 × 4 pixels are larger than this converter accepts"),
+        (std::mem::take(&mut loop_), "its IFD offset 8 was already read (a loop of IFD offsets)"),
+        (no_entries, "unreadable IFD at byte 8: it claims 0 entries"),
+        (b"II\x2c\0\x08\0\0\0".to_vec(), "neither a PNG, a JPEG nor a TIFF"),
+        (b"II*\0\xff\xff\xff\x7f".to_vec(), "lies past the end of the file"),
+    ];
+    for (bytes, message) in cases {
+        let started = std::time::Instant::now();
+        let (kind, text, store) = refused(&bytes);
+        assert!(started.elapsed().as_secs_f64() < 1.0, "{text}");
+        assert!(matches!(kind, ConvertErrorKind::InvalidInput), "{text}");
+        assert!(text.contains(message), "{text:?} should say {message:?}");
+        assert!(store.values.keys().all(|k| k.ends_with("zarr.json")), "no chunk written: {:?}", store.values.keys());
+    }
+    // a JPEG-compressed page whose strip is not JPEG data
+    let jpeg = tiff(&[(256, 4, 1, 4), (257, 4, 1, 4), (258, 3, 1, 8), (259, 3, 1, 7), (262, 3, 1, 1), (273, 4, 1, data_at), (278, 4, 1, 4), (279, 4, 1, 16)], 0, &data);
+    let options = ConvertOptions::parse(&ConfigValue::Null).unwrap();
+    let error = Conversion::open(&jpeg, "bad.tif", &options).err().expect("refused");
+    assert!(error.message().starts_with("bad.tif: page 0 strip 0 (row 0, column 0): jpeg: "), "{}", error.message());
+}

@@ -1,4 +1,4 @@
-//! convert: arbitrary bytes as the converter's input file (PNG, JPEG or anything else), with
+//! convert: arbitrary bytes as the converter's input file (PNG, JPEG, TIFF or anything else), with
 //! options picked by the first byte, written into a store in memory. Must never panic: every
 //! input is converted or refused with a named error, and a refusal leaves the store's
 //! chunks unwritten only in the caller's temporary store (here: memory).
