@@ -36,12 +36,6 @@ const TAG_TILE_BYTES: u16 = 325;
 const TAG_SUB_IFDS: u16 = 330;
 const TAG_SAMPLE_FORMAT: u16 = 339;
 const TAG_JPEG_TABLES: u16 = 347;
-const TAG_JPEG_PROC: u16 = 512;
-const TAG_JPEG_IF_OFFSET: u16 = 513;
-const TAG_JPEG_IF_LENGTH: u16 = 514;
-const TAG_JPEG_Q_TABLES: u16 = 519;
-const TAG_JPEG_DC_TABLES: u16 = 520;
-const TAG_JPEG_AC_TABLES: u16 = 521;
 const TAG_YCBCR_COEFFICIENTS: u16 = 529;
 const TAG_YCBCR_SUBSAMPLING: u16 = 530;
 const TAG_REFERENCE_BLACK_WHITE: u16 = 532;
@@ -79,16 +73,6 @@ pub fn photometric_name(p: Option<u16>) -> String {
     }
 }
 
-/// Old-style JPEG (compression 6) tags, the ones its tables may be recovered from.
-#[derive(Clone, Debug, Default)]
-pub struct OldJpeg {
-    pub proc: Option<u64>,
-    pub interchange: Option<(u64, u64)>,
-    pub q_tables: Vec<u64>,
-    pub dc_tables: Vec<u64>,
-    pub ac_tables: Vec<u64>,
-}
-
 /// One IFD: an image (a page or a SubIFD).
 #[derive(Clone, Debug)]
 pub struct Page {
@@ -116,7 +100,6 @@ pub struct Page {
     pub ycbcr_subsampling: (u64, u64),
     pub ycbcr_coefficients: Option<[f64; 3]>,
     pub reference_black_white: Option<[f64; 6]>,
-    pub old_jpeg: OldJpeg,
     pub sub_ifds: Vec<Page>,
     next: u64,
     sub_ifd_offsets: Vec<u64>,
@@ -306,11 +289,6 @@ impl Reader<'_> {
         } else {
             (list(TAG_STRIP_OFFSETS)?, list(TAG_STRIP_BYTES)?)
         };
-        let interchange = match (single(TAG_JPEG_IF_OFFSET)?, single(TAG_JPEG_IF_LENGTH)?) {
-            (Some(at), Some(n)) => Some((at, n)),
-            (Some(at), None) => Some((at, 0)),
-            _ => None,
-        };
         Ok(Page {
             index: 0,
             width,
@@ -337,13 +315,6 @@ impl Reader<'_> {
                 r.copy_from_slice(&reference[..6]);
                 r
             }),
-            old_jpeg: OldJpeg {
-                proc: single(TAG_JPEG_PROC)?,
-                interchange,
-                q_tables: list(TAG_JPEG_Q_TABLES)?.unwrap_or_default(),
-                dc_tables: list(TAG_JPEG_DC_TABLES)?.unwrap_or_default(),
-                ac_tables: list(TAG_JPEG_AC_TABLES)?.unwrap_or_default(),
-            },
             sub_ifds: Vec::new(),
             next,
             sub_ifd_offsets: list(TAG_SUB_IFDS)?.unwrap_or_default(),

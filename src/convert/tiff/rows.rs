@@ -59,10 +59,16 @@ impl<'a> TiffRows<'a> {
                 return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
             }
         }
+        if page.compression == 6 {
+            return Err(ConvertError::input(format!(
+                "{where_}: old-style JPEG (compression 6) is not supported: this converter does not recover its tables; \
+                 rewrite the file with JPEG compression 7 first (e.g. tiffcp -c jpeg, which reads old-style JPEG)"
+            )));
+        }
         if decoded_compression(page.compression).is_none() {
             return Err(ConvertError::input(format!(
-                "{where_}: {} is not supported; this converter reads JPEG (its tiles copied), old-style JPEG with its \
-                 interchange stream, and none, LZW, Deflate, PackBits TIFF pages",
+                "{where_}: {} is not supported by the Rust converter; it reads JPEG (its tiles copied) and none, LZW, \
+                 Deflate, PackBits TIFF pages (the npm package's CLI also reads JPEG 2000)",
                 compression_name(page.compression)
             )));
         }
