@@ -26,6 +26,7 @@ __all__ = [
     "JpegCodec",
     "JpegError",
     "QUANT_TABLES",
+    "Summary",
     "convert",
     "decode",
     "encode",
@@ -90,4 +91,4 @@ def decode(buffer: Any, config: Mapping[str, Any], shape: Sequence[int]) -> np.n
 
 
 from ._codec import JpegCodec  # noqa: E402  (uses the functions above)
-from ._convert import ConvertError, convert  # noqa: E402
+from ._convert import ConvertError, Summary, convert  # noqa: E402
