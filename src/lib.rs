@@ -46,6 +46,9 @@ mod js_value;
 /// The wasm-bindgen exports (public so the wasm test suites can call them).
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+/// The converter's wasm-bindgen export (the npm CLI's converter module).
+#[cfg(all(target_arch = "wasm32", feature = "converter"))]
+pub mod wasm_convert;
 
 pub use chunk::ChunkLayout;
 pub use config::{DecodedColorSpace, EncodedColorSpace, JpegConfig, SamplingFactor};

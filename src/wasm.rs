@@ -21,7 +21,7 @@ extern "C" {
 #[wasm_bindgen(start)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
-        // (`payload_as_str` would do this from Rust 1.91; the crate supports 1.87)
+        // (`payload_as_str` does this from Rust 1.91)
         let payload = info.payload();
         let message = (payload.downcast_ref::<&str>().copied())
             .or_else(|| payload.downcast_ref::<String>().map(String::as_str))

@@ -15,6 +15,60 @@ pub fn decoded_compression(c: u16) -> Option<&'static str> {
     }
 }
 
+/// The JPEG 2000 compressions whose blocks are decoded here (Aperio's 33003, YCbCr
+/// codestreams that may subsample chroma, is not).
+pub fn j2k_compression(c: u16) -> Option<&'static str> {
+    match c {
+        34712 => Some("JPEG 2000"),
+        33005 => Some("JPEG 2000 (Aperio, RGB)"),
+        _ => None,
+    }
+}
+
+/// A JPEG 2000 block (a codestream or a JP2 file) decoded by `hayro-jpeg2000` into a block
+/// of `width × rows` pixels of `samples` samples of `bits` (8 or 16) bits, interleaved; a
+/// smaller codestream (an edge strip) at its top left. The codestream's size and
+/// components are checked before anything is decoded.
+pub fn decode_j2k(raw: &[u8], width: usize, rows: usize, samples: usize, bits: u64) -> Result<Vec<u16>, String> {
+    const CODESTREAM: &[u8] = &[0xff, 0x4f, 0xff, 0x51];
+    const JP2: &[u8] = &[0x00, 0x00, 0x00, 0x0c, 0x6a, 0x50, 0x20, 0x20];
+    if !raw.starts_with(CODESTREAM) && !raw.starts_with(JP2) {
+        return Err("it is not a JPEG 2000 codestream (no SOC and SIZ markers, nor a JP2 signature, at its start)".into());
+    }
+    let settings = hayro_jpeg2000::DecodeSettings { resolve_palette_indices: false, ..Default::default() };
+    let image = hayro_jpeg2000::Image::new(raw, &settings).map_err(|e| format!("the decoder refused it ({e})"))?;
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    if w == 0 || h == 0 {
+        return Err("it decodes to no image".into());
+    }
+    if w > width || h > rows {
+        return Err(format!("its codestream is {w} × {h} pixels, larger than the page's {width} × {rows} blocks"));
+    }
+    let mut context = hayro_jpeg2000::DecoderContext::default();
+    let decoded = image.decode(&mut context).map_err(|e| format!("the decoder could not decode it ({e})"))?;
+    let components = decoded.components();
+    if components.len() != samples {
+        return Err(format!("its codestream has {} component(s); the page has {samples} sample(s) per pixel", components.len()));
+    }
+    if let Some(c) = components.iter().find(|c| u64::from(c.bit_depth()) != bits) {
+        return Err(format!("its codestream holds {}-bit samples; the page says {bits}-bit", c.bit_depth()));
+    }
+    let max = ((1u32 << bits) - 1) as f32;
+    let mut out = vec![0u16; width * rows * samples];
+    for (c, component) in components.iter().enumerate() {
+        let values = component.samples();
+        if values.len() < w * h {
+            return Err("it decodes to fewer samples than its size".into());
+        }
+        for y in 0..h {
+            for x in 0..w {
+                out[(y * width + x) * samples + c] = values[y * w + x].round().clamp(0.0, max) as u16;
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Decompresses `raw` into at most `limit` bytes (fewer if the data ends first).
 pub fn decompress(compression: u16, raw: &[u8], limit: usize) -> Result<Vec<u8>, String> {
     match compression {

@@ -6,7 +6,7 @@
 use super::super::error::{ConvertError, Result};
 use super::super::options::{Rescale, Window};
 use super::super::source::{luma, ImageInfo, RowSource, RowsEnd};
-use super::decode::{decoded_compression, decompress, samples16, undo_predictor8, ycbcr_block_bytes, YcbcrToRgb};
+use super::decode::{decode_j2k, decoded_compression, decompress, j2k_compression, samples16, undo_predictor8, ycbcr_block_bytes, YcbcrToRgb};
 use super::ifd::{compression_name, photometric_name, Page, TileGrid, Tiff};
 use super::image::dtype_name;
 
@@ -65,10 +65,10 @@ impl<'a> TiffRows<'a> {
                  rewrite the file with JPEG compression 7 first (e.g. tiffcp -c jpeg, which reads old-style JPEG)"
             )));
         }
-        if decoded_compression(page.compression).is_none() {
+        if decoded_compression(page.compression).is_none() && j2k_compression(page.compression).is_none() {
             return Err(ConvertError::input(format!(
-                "{where_}: {} is not supported by the Rust converter; it reads JPEG (its tiles copied) and none, LZW, \
-                 Deflate, PackBits TIFF pages (the npm package's CLI also reads JPEG 2000)",
+                "{where_}: {} is not supported; this converter reads JPEG (its tiles copied) and none, LZW, Deflate, \
+                 PackBits, JPEG 2000, JPEG 2000 (Aperio, RGB) TIFF pages",
                 compression_name(page.compression)
             )));
         }
@@ -154,6 +154,16 @@ impl<'a> TiffRows<'a> {
             Layout::Ycbcr { h, v, .. } => (ycbcr_block_bytes(tw, block_rows, *h, *v), ycbcr_block_bytes(tw, rows_here, *h, *v)),
             _ => (tw * block_rows * self.per_block * bytes_per, tw * rows_here * self.per_block * bytes_per),
         };
+        if j2k_compression(self.page.compression).is_some() {
+            let bits = if self.sixteen { 16 } else { 8 };
+            let samples = decode_j2k(&raw, tw, block_rows, self.per_block, bits)
+                .map_err(|e| ConvertError::input(format!("{label}: cannot decode its JPEG 2000 data: {e}")))?;
+            return Ok(Some(if self.sixteen {
+                Block::Sixteen(samples)
+            } else {
+                Block::Eight(samples.into_iter().map(|v| v as u8).collect())
+            }));
+        }
         let name = decoded_compression(self.page.compression).unwrap_or("");
         let mut bytes = decompress(self.page.compression, &raw, limit)
             .map_err(|e| ConvertError::input(format!("{label}: cannot decode its {name} data: {e}")))?;

@@ -1,0 +1,206 @@
+//! The converter across the wasm-bindgen boundary: the core's two IO seams filled with
+//! JavaScript objects, values converted, errors mapped. No conversion logic lives here.
+//!
+//! ```js
+//! const { summary, text } = convert(
+//!   { size, read(offset, length) → Uint8Array },            // the input
+//!   "slide.svs", "/data/slide.zarr",                         // names, for messages and the summary
+//!   { quality: 90, shard: 4096 },                            // the CLI's options
+//!   { write(key, bytes), append(key, bytes), close(key), clear() },  // the store
+//!   { warning(message), progress(event) },                   // may be {} (nothing called)
+//! );
+//! ```
+//! A JavaScript exception thrown by any of these callbacks stops the conversion and is
+//! thrown again, as it was, by `convert`; the core's refusals throw an `Error` with the
+//! message (without the "zarr-jpeg convert: " prefix) and a `kind` (InvalidArgument,
+//! InvalidInput, OutputUnavailable, Interrupted).
+
+use std::cell::RefCell;
+use std::io;
+
+use js_sys::{Function, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::convert::{self, Conversion, ConvertError, ConvertOptions, Events, Progress, ReadAt, StoreWriter};
+use crate::js_value::{from_config_value, to_config_value};
+
+/// The first JavaScript exception a callback threw (thrown again at the end).
+type Thrown = RefCell<Option<JsValue>>;
+
+fn method(object: &JsValue, name: &str, required: bool) -> Result<Option<Function>, JsValue> {
+    let value = Reflect::get(object, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    match value.dyn_into::<Function>() {
+        Ok(f) => Ok(Some(f)),
+        Err(v) if v.is_undefined() && !required => Ok(None),
+        Err(_) => Err(js_error(&format!("convert: the {name} callback must be a function"), "InvalidArgument")),
+    }
+}
+
+struct JsInput<'t> {
+    size: u64,
+    read: Function,
+    thrown: &'t Thrown,
+}
+
+impl ReadAt for JsInput<'_> {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let want = (buf.len() as u64).min(self.size.saturating_sub(offset));
+        if want == 0 {
+            return Ok(0);
+        }
+        let got = self
+            .read
+            .call2(&JsValue::NULL, &JsValue::from_f64(offset as f64), &JsValue::from_f64(want as f64))
+            .map_err(|e| {
+                self.thrown.borrow_mut().get_or_insert(e);
+                io::Error::other("the input's read callback threw")
+            })?;
+        let array = got
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| io::Error::other("the input's read callback must return a Uint8Array"))?;
+        let n = (array.length() as usize).min(buf.len());
+        array.subarray(0, n as u32).copy_to(&mut buf[..n]);
+        Ok(n)
+    }
+}
+
+struct JsStore<'t> {
+    write: Function,
+    append: Function,
+    close: Function,
+    clear: Function,
+    thrown: &'t Thrown,
+}
+
+impl JsStore<'_> {
+    fn call(&self, f: &Function, key: &str, bytes: Option<&[u8]>) -> convert::Result<()> {
+        let key = JsValue::from_str(key);
+        let result = match bytes {
+            Some(b) => f.call2(&JsValue::NULL, &key, &Uint8Array::from(b)),
+            None => f.call1(&JsValue::NULL, &key),
+        };
+        result.map(drop).map_err(|e| {
+            self.thrown.borrow_mut().get_or_insert(e);
+            ConvertError::output("the store's callback threw")
+        })
+    }
+}
+
+impl StoreWriter for JsStore<'_> {
+    fn write(&mut self, key: &str, bytes: &[u8]) -> convert::Result<()> {
+        self.call(&self.write, key, Some(bytes))
+    }
+    fn append(&mut self, key: &str, bytes: &[u8]) -> convert::Result<()> {
+        self.call(&self.append, key, Some(bytes))
+    }
+    fn close(&mut self, key: &str) -> convert::Result<()> {
+        self.call(&self.close, key, None)
+    }
+    fn clear(&mut self) -> convert::Result<()> {
+        self.clear.call0(&JsValue::NULL).map(drop).map_err(|e| {
+            self.thrown.borrow_mut().get_or_insert(e);
+            ConvertError::output("the store's clear callback threw")
+        })
+    }
+}
+
+struct JsEvents<'t> {
+    warning: Option<Function>,
+    progress: Option<Function>,
+    thrown: &'t Thrown,
+}
+
+fn set(object: &js_sys::Object, key: &str, value: JsValue) {
+    let _ = Reflect::set(object, &JsValue::from_str(key), &value);
+}
+
+impl Events for JsEvents<'_> {
+    fn warning(&mut self, message: &str) {
+        if let Some(f) = &self.warning {
+            if let Err(e) = f.call1(&JsValue::NULL, &JsValue::from_str(message)) {
+                self.thrown.borrow_mut().get_or_insert(e);
+            }
+        }
+    }
+
+    fn progress(&mut self, level: usize, levels: usize, done: u64, total: u64, what: &Progress) -> convert::Result<()> {
+        if self.thrown.borrow().is_some() {
+            return Err(ConvertError::new(convert::ConvertErrorKind::Interrupted, "a callback threw"));
+        }
+        let Some(f) = &self.progress else { return Ok(()) };
+        let event = js_sys::Object::new();
+        set(&event, "levels", JsValue::from_f64(levels as f64));
+        set(&event, "chunksTotal", JsValue::from_f64(total as f64));
+        set(&event, "chunksDone", JsValue::from_f64(done as f64));
+        match what {
+            Progress::Level { shape } => {
+                set(&event, "phase", JsValue::from_str("level"));
+                set(&event, "level", JsValue::from_f64(level as f64));
+                let dims: js_sys::Array = shape.iter().map(|&d| JsValue::from_f64(f64::from(d))).collect();
+                set(&event, "shape", dims.into());
+            }
+            Progress::Chunk { level_chunks_done, level_chunks_total } => {
+                set(&event, "phase", JsValue::from_str("chunk"));
+                set(&event, "level", JsValue::from_f64(level as f64));
+                set(&event, "levelChunksDone", JsValue::from_f64(*level_chunks_done as f64));
+                set(&event, "levelChunksTotal", JsValue::from_f64(*level_chunks_total as f64));
+            }
+        }
+        f.call1(&JsValue::NULL, &event).map(drop).map_err(|e| {
+            self.thrown.borrow_mut().get_or_insert(e);
+            ConvertError::new(convert::ConvertErrorKind::Interrupted, "the progress callback threw")
+        })
+    }
+}
+
+fn js_error(message: &str, kind: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    let _ = Reflect::set(&error, &JsValue::from_str("kind"), &JsValue::from_str(kind));
+    error.into()
+}
+
+/// Converts the input into the store (see the module's documentation); returns
+/// `{ summary, text }`: the CLI's `--json` object and its text.
+#[wasm_bindgen(js_name = convert)]
+pub fn convert_js(input: JsValue, file: &str, output: &str, options: JsValue, store: JsValue, events: JsValue) -> Result<JsValue, JsValue> {
+    let thrown: Thrown = RefCell::new(None);
+    let size = Reflect::get(&input, &JsValue::from_str("size")).ok().and_then(|v| v.as_f64());
+    let size = match size {
+        Some(s) if s >= 0.0 && s.fract() == 0.0 && s <= 9_007_199_254_740_991.0 => s as u64,
+        _ => return Err(js_error("convert: the input's size must be a whole number of bytes", "InvalidArgument")),
+    };
+    let reader = JsInput { size, read: method(&input, "read", true)?.expect("required"), thrown: &thrown };
+    let mut writer = JsStore {
+        write: method(&store, "write", true)?.expect("required"),
+        append: method(&store, "append", true)?.expect("required"),
+        close: method(&store, "close", true)?.expect("required"),
+        clear: method(&store, "clear", true)?.expect("required"),
+        thrown: &thrown,
+    };
+    let mut sink = JsEvents { warning: method(&events, "warning", false)?, progress: method(&events, "progress", false)?, thrown: &thrown };
+    let options = to_config_value(&options).map_err(|e| js_error(&format!("options: {e}"), "InvalidArgument"))?;
+    let result = ConvertOptions::parse(&options)
+        .and_then(|options| Conversion::open(&reader, file, &options))
+        .and_then(|conversion| {
+            // (the core has no clock on wasm: the run is timed here)
+            let started = js_sys::Date::now();
+            let mut summary = conversion.run(&mut writer, &mut sink, output)?;
+            summary.seconds = (js_sys::Date::now() - started) / 1000.0;
+            // (wasm encodes on the calling thread: no worker threads were used)
+            summary.workers = 0;
+            Ok(summary)
+        });
+    if let Some(e) = thrown.borrow_mut().take() {
+        return Err(e);
+    }
+    let summary = result.map_err(|e| js_error(e.message(), e.kind().name()))?;
+    let out = js_sys::Object::new();
+    set(&out, "summary", from_config_value(&summary.to_value()));
+    set(&out, "text", JsValue::from_str(&summary.format()));
+    Ok(out.into())
+}
