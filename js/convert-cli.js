@@ -2,7 +2,8 @@
 // image (see convert.js), with a progress bar on a TTY and a summary at the end.
 // Exit codes: 0 written, 1 conversion failed (bad input, output in the way), 2 usage error.
 import os from "node:os";
-import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "./convert.js";
+import { SUBSAMPLING, DEFAULTS } from "./convert.js";
+import { convertFile, ConvertError } from "./convert-files.js";
 
 // --workers' default: a worker for each core but the one the main thread keeps busy (it
 // tiles, decodes PNG input, downsamples and writes), up to 8, which bounds what more could add.
@@ -181,7 +182,7 @@ export async function main(argv) {
   const quiet = Boolean(args.flags.quiet);
   const bar = progressBar(process.stderr);
   try {
-    const summary = await convert(args.input, args.output, {
+    const summary = await convertFile(args.input, args.output, {
       workers: DEFAULT_WORKERS,
       ...args.options,
       onWarning: (message) => console.error(`zarr-jpeg convert: warning: ${message}`),
@@ -189,7 +190,7 @@ export async function main(argv) {
     });
     bar.done();
     if (args.flags.json) console.log(JSON.stringify(summary, (k, v) => (v === Infinity ? "Infinity" : v), 2));
-    else if (!quiet) console.log(formatSummary(summary));
+    else if (!quiet) console.log(summary.text);
     return 0;
   } catch (error) {
     bar.done();

@@ -39,6 +39,13 @@ const fullDecoder = moduleRecord("full decoder", undefined, undefined, {
   scalar: () => import("./wasm/zarr_jpeg_full_decoder_scalar_bg.wasm.js"),
 }, () => import("./wasm/zarr_jpeg_full_decoder.js"));
 
+// The converter (the Rust core's pipeline, for the CLI and `zarr-jpeg/convert`): its own
+// chunk, SIMD only (Node has run wasm SIMD since 16.4); no viewer loads it.
+const converter = moduleRecord("converter", undefined, undefined, {
+  simd: () => import("./wasm/zarr_jpeg_converter_bg.wasm.js"),
+  scalar: () => Promise.reject(packageError("EnvironmentUnsupported", "the converter needs WebAssembly SIMD (Node 16.4+ or a current browser)")),
+}, () => import("./wasm/zarr_jpeg_converter.js"));
+
 /** The `kind` of the Error the reader and writer modules throw for a stream only the full decoder decodes. */
 const NEEDS_FULL_DECODER = "NeedsFullDecoder";
 const FULL_DECODER_HINT =
@@ -128,6 +135,22 @@ export function initDecoder(options) {
 export function initFullDecoder(options) {
   const { module, simd } = options ?? {};
   return load(fullDecoder, { module, simd: simd ?? (module ? undefined : loadedSimd()) });
+}
+
+/** Loads the converter module (the Rust core's converter). Idempotent. */
+export function initConverter() {
+  return load(converter, {});
+}
+
+/**
+ * Runs the Rust core's converter (after `await initConverter()`): `input` { size,
+ * read(offset, length) → Uint8Array }, `store` { write, append, close, clear }, `events` {
+ * warning?, progress? }; → { summary, text }. Refusals throw an Error with `kind`; an
+ * exception a callback throws is thrown again as it was.
+ */
+export function convertWithCore(input, file, output, options, store, events) {
+  if (!converter.ready) throw packageError("NotInitialized", "the converter is not loaded; call `await initConverter()` first");
+  return call(converter, "convert", input, file, output, options, store, events);
 }
 
 /** The SIMD-ness of the codec or decoder already loaded, so the full decoder matches it. */

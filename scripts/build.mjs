@@ -3,7 +3,7 @@
 // decode-only reader (zarr_jpeg_decoder), both without the `full-decoder` cargo feature,
 // and the full decoder (zarr_jpeg_full_decoder: decode-only with all of zune-jpeg, loaded
 // only when a chunk needs it) — each with wasm SIMD (simd128) and as a scalar fallback
-// for engines without it: release wasm →
+// for engines without it; and the converter (zarr_jpeg_converter, SIMD only): release wasm →
 // wasm-bindgen (web target) → wasm-opt (npm's binaryen, never Debian's: see docs/contributing.md)
 // → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
 // configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
@@ -72,6 +72,13 @@ for (const variant of variants) {
       features: ["full-decoder", extraFeatures],
     }),
   );
+}
+
+// The converter (zarr_jpeg_converter: the Rust core's converter, for the CLI and
+// `zarr-jpeg/convert` in Node): SIMD only, as Node has run wasm SIMD since 16.4 and no page
+// loads it.
+if (variants.includes("simd")) {
+  modules.push(buildModule({ name: `${crate}_converter`, variant: "simd", targetDir: "target/simd-converter", features: ["converter", extraFeatures] }));
 }
 
 /**

@@ -113,6 +113,14 @@ def tiffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # (Pillow reads uncompressed YCbCr with its own decoder, which ignores subsampling)
     ycbcr_tiff(d / "ycbcr-subsampled-edges.tif", small[:63, :99], rows_per_strip=8, deflate=True)
     ycbcr_tiff(d / "ycbcr-uncompressed.tif", small[:64, :100], rows_per_strip=8, deflate=False)
+    y, x = np.mgrid[0:300, 0:260]
+    stripes = np.stack([x * 0.9 % 256, y * 0.8 % 256, (x + y) * 0.4 % 256], -1).astype(np.uint8)
+    tifffile.imwrite(d / "j2k-rgb.tif", stripes, tile=(128, 128), compression="jpeg2000", photometric="rgb")
+    tifffile.imwrite(d / "aperio-j2k-rgb.tif", stripes, tile=(128, 128), compression=33005, photometric="rgb")
+    tifffile.imwrite(d / "j2k-strips-be.tif", stripes, rowsperstrip=64, compression="jpeg2000", photometric="rgb", byteorder=">")
+    tifffile.imwrite(d / "j2k-gray16.tif", (1000 + x * 150 + y * 100).astype(np.uint16), tile=(128, 128), compression="jpeg2000",
+                     photometric="minisblack")
+    tifffile.imwrite(d / "aperio-j2k-ycbcr.tif", stripes, tile=(128, 128), compression=33003, photometric="ycbcr")
     (d / "truncated.tif").write_bytes((d / "jpeg-rgb.tif").read_bytes()[:5000])
     # an IFD whose next-IFD offset points back at itself
     loop = bytearray((d / "min-is-white.tif").read_bytes())
@@ -144,6 +152,9 @@ SAME = [
     ("four-channels.tif", []),
     ("min-is-white.tif", ["--pixel-size", "0.5"]),
     ("big-endian.tif", []),
+    ("j2k-rgb.tif", []),
+    ("aperio-j2k-rgb.tif", ["--chunk", "128"]),
+    ("j2k-gray16.tif", ["--rescale", "auto"]),
 ]
 
 
@@ -184,11 +195,21 @@ def test_jpeg_tiles_are_copied_and_read_back_as_tifffile_decodes_them(tiffs: Pat
     assert scale == [1, 0.998, 0.998]
 
 
-@pytest.mark.parametrize("name", ["lzw-tiles.tif", "deflate-strips.tif", "big-endian.tif"])
+@pytest.mark.parametrize("name", ["lzw-tiles.tif", "deflate-strips.tif", "big-endian.tif", "j2k-rgb.tif", "aperio-j2k-rgb.tif",
+                                  "j2k-strips-be.tif"])
 def test_decoded_pages_match_tifffile(tiffs: Path, tmp: Path, name: str) -> None:
     zarr_jpeg.convert(tiffs / name, tmp / "out.zarr", quality=100, subsampling="4:4:4", channel_axis="last", progress=False)
     level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")[:]
     assert psnr(level0, tifffile.imread(tiffs / name)) > 45
+
+
+def test_a_16_bit_jpeg_2000_page_rescaled(tiffs: Path, tmp: Path) -> None:
+    summary = zarr_jpeg.convert(tiffs / "j2k-gray16.tif", tmp / "out.zarr", quality=100, rescale="auto", progress=False)
+    samples = tifffile.imread(tiffs / "j2k-gray16.tif").astype(float)  # (OpenJPEG, through imagecodecs)
+    low, high = samples.min(), samples.max()
+    assert summary["rescale"] == {"min": low, "max": high}
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")[:]
+    assert np.abs(level0.astype(int) - np.round((samples - low) * 255 / (high - low))).max() <= 1
 
 
 @pytest.mark.parametrize("name", ["ycbcr-subsampled.tif", "ycbcr-subsampled-edges.tif"])
@@ -222,6 +243,7 @@ BAD = [
     ("jpeg-rgb.tif", ["--levels", "12"], "levels 12 is too many"),
     ("min-is-white.tif", ["--rescale", "auto"], "rescale applies to 16-bit input"),
     ("truncated.tif", [], "lies past the end of the file"),
+    ("aperio-j2k-ycbcr.tif", [], "Aperio JPEG 2000 (YCbCr) is not supported"),
     ("loop.tif", [], "a loop of IFD offsets"),
 ]
 

@@ -1,0 +1,249 @@
+// The converter on Node's file system: the Rust core's pipeline (the converter module,
+// js/loader.js's convertWithCore) with its two IO seams filled here — the input file read
+// at offsets, the store written into a temporary directory beside the output and renamed
+// into place when complete (the destination holds the whole store or nothing) — and the
+// --overwrite rules. The same side as src/convert/fs.rs is for the native bindings.
+import fs from "node:fs";
+import path from "node:path";
+import * as loader from "./loader.js";
+
+/** A refusal: a one-line message (prefixed "zarr-jpeg convert: ") and a kind. */
+export class ConvertError extends Error {
+  constructor(message, { kind = "InvalidInput", cause } = {}) {
+    super(`zarr-jpeg convert: ${message}`, cause === undefined ? undefined : { cause });
+    this.name = "ConvertError";
+    this.kind = kind;
+  }
+}
+
+export const argumentProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "InvalidArgument", cause });
+export const outputProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "OutputUnavailable", cause });
+
+/**
+ * A file-system error (Node's, with a `code` such as ENOENT, EACCES, EROFS, ENOSPC) while
+ * writing `output`, as a ConvertError that names the output and the cause in one line;
+ * other errors unchanged.
+ */
+export function fileSystemError(error, output) {
+  if (error instanceof ConvertError || typeof error?.code !== "string" || typeof error?.syscall !== "string") return error;
+  return outputProblem(`cannot write ${output}: ${error.message}`, { cause: error });
+}
+
+/**
+ * What `--overwrite` may replace: a Zarr store (a directory with zarr.json, or Zarr v2's
+ * .zgroup/.zarray/.zattrs, at its top) or an empty directory, and never one that holds
+ * the input image. Without this, `convert image.png . --overwrite` deleted the current
+ * directory, the image with it.
+ */
+function checkReplaceable(target, output, input) {
+  // (real paths: a symbolic link to the store or to the image changes nothing)
+  const real = fs.realpathSync(target);
+  const inputPath = input === null ? null : fs.realpathSync(input);
+  if (inputPath && (inputPath === real || inputPath.startsWith(real + path.sep))) {
+    const what = inputPath === real ? "is the input image" : `holds the input image ${input}`;
+    throw outputProblem(`${output} ${what}; --overwrite would delete it: choose another output`);
+  }
+  const stat = fs.statSync(target);
+  if (!stat.isDirectory()) {
+    throw outputProblem(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
+  }
+  const entries = fs.readdirSync(target);
+  const isStore = ["zarr.json", ".zgroup", ".zarray", ".zattrs"].some((name) => entries.includes(name));
+  if (entries.length > 0 && !isStore) {
+    throw outputProblem(
+      `${output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or an empty directory: ` +
+        "remove it yourself or choose another output",
+    );
+  }
+}
+
+/**
+ * Checks `output` (absent, or replaceable with `overwrite`) and names the temporary
+ * directory the store is written under: `{ target, temp }`.
+ */
+export function prepareOutput(output, options, input) {
+  const target = path.resolve(output);
+  if (fs.existsSync(target) && !options.overwrite) {
+    throw outputProblem(`${output} already exists; choose another name or pass --overwrite`);
+  }
+  if (fs.existsSync(target)) {
+    try {
+      checkReplaceable(target, output, input);
+    } catch (error) {
+      throw fileSystemError(error, output);
+    }
+  }
+  const parent = path.dirname(target);
+  if (!fs.existsSync(parent)) throw outputProblem(`the output's parent directory ${parent} does not exist`);
+  const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
+  return { target, temp };
+}
+
+/** Moves the finished store from `temp` to `target` (replacing an old one in one rename). */
+export function commitOutput(target, temp) {
+  if (fs.existsSync(target)) {
+    // --overwrite: move the old store aside first, so the new one appears in one rename.
+    const old = `${temp}.old`;
+    fs.renameSync(target, old);
+    fs.renameSync(temp, target);
+    fs.rmSync(old, { recursive: true, force: true });
+  } else {
+    fs.renameSync(temp, target);
+  }
+}
+
+/** The input file, read at offsets. */
+function openInput(file) {
+  let fd;
+  try {
+    fd = fs.openSync(file, "r");
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) {
+      fs.closeSync(fd);
+      throw new ConvertError(`cannot read ${file}: it is a directory`);
+    }
+    return {
+      size: stat.size,
+      read(offset, length) {
+        const out = new Uint8Array(length);
+        let done = 0;
+        while (done < length) {
+          const n = fs.readSync(fd, out, done, length - done, offset + done);
+          if (n === 0) break;
+          done += n;
+        }
+        return done === length ? out : out.subarray(0, done);
+      },
+      close: () => fs.closeSync(fd),
+    };
+  } catch (error) {
+    if (error instanceof ConvertError) throw error;
+    if (fd !== undefined) fs.closeSync(fd);
+    const reason = error?.code === "ENOENT" ? "no such file" : error?.code === "EISDIR" ? "it is a directory" : error?.message;
+    throw new ConvertError(`cannot read ${file}: ${reason}`, { cause: error });
+  }
+}
+
+/** A store in a directory: values are files, keys their relative paths. */
+class DirectoryStore {
+  constructor(root) {
+    this.root = root;
+    this.appending = new Map();
+    fs.mkdirSync(root);
+  }
+
+  #path(key) {
+    const file = path.join(this.root, key);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    return file;
+  }
+
+  write(key, bytes) {
+    fs.writeFileSync(this.#path(key), bytes);
+  }
+
+  append(key, bytes) {
+    let fd = this.appending.get(key);
+    if (fd === undefined) {
+      fd = fs.openSync(this.#path(key), "a");
+      this.appending.set(key, fd);
+    }
+    for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+  }
+
+  close(key) {
+    const fd = this.appending.get(key);
+    if (fd !== undefined) {
+      this.appending.delete(key);
+      fs.closeSync(fd);
+    }
+  }
+
+  clear() {
+    this.closeAll();
+    fs.rmSync(this.root, { recursive: true, force: true });
+    fs.mkdirSync(this.root);
+  }
+
+  closeAll() {
+    for (const fd of this.appending.values()) fs.closeSync(fd);
+    this.appending.clear();
+  }
+}
+
+const CALLBACKS = new Set(["onProgress", "onWarning"]);
+
+/**
+ * Converts the image file `input` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into the store
+ * directory `output` with the Rust core's converter: the CLI's options (`quality`, `shard`,
+ * `overwrite`, …), `onProgress(event)` and `onWarning(message)`. → the summary (the CLI's
+ * `--json` object) with `text` (the CLI's lines) as a non-enumerable property.
+ */
+export async function convertFile(input, output, options = {}) {
+  if (typeof input !== "string" || input === "") throw argumentProblem("input must be an image file path");
+  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
+  await loader.initConverter();
+  const coreOptions = {};
+  for (const [key, value] of Object.entries(options ?? {})) {
+    if (!CALLBACKS.has(key) && value !== undefined) coreOptions[key] = value;
+  }
+  const source = openInput(input);
+  let target = null;
+  let temp = null;
+  let store = null;
+  // Warnings wait for the output to be checked, which happens at the first write (the core
+  // has read the input and resolved the options by then): a conversion refused for its
+  // output prints none, as the native converter does.
+  let pending = [];
+  const warn = (message) => (pending ? pending.push(message) : options.onWarning?.(message));
+  const flush = () => {
+    const waiting = pending ?? [];
+    pending = null;
+    for (const message of waiting) options.onWarning?.(message);
+  };
+  const opened = () => {
+    if (!store) {
+      ({ target, temp } = prepareOutput(output, options, input));
+      store = new DirectoryStore(temp);
+      flush();
+    }
+    return store;
+  };
+  try {
+    const { summary, text } = loader.convertWithCore(
+      source,
+      input,
+      path.resolve(output),
+      coreOptions,
+      {
+        write: (key, bytes) => opened().write(key, bytes),
+        append: (key, bytes) => opened().append(key, bytes),
+        close: (key) => store?.close(key),
+        clear: () => store?.clear(),
+      },
+      { warning: warn, progress: (event) => options.onProgress?.(event) },
+    );
+    opened().closeAll();
+    commitOutput(target, temp);
+    temp = null;
+    Object.defineProperty(summary, "text", { value: text, enumerable: false });
+    return summary;
+  } catch (error) {
+    // (warnings found before a refusal of the input are still said, unless the output was refused)
+    if (!(error instanceof ConvertError && error.kind === "OutputUnavailable")) flush();
+    if (error instanceof Error && typeof error.kind === "string" && !(error instanceof ConvertError) && !error.syscall) {
+      throw new ConvertError(error.message, { kind: error.kind, cause: error });
+    }
+    throw fileSystemError(error, output);
+  } finally {
+    source.close();
+    if (store) store.closeAll();
+    if (temp) {
+      try {
+        fs.rmSync(temp, { recursive: true, force: true });
+      } catch {
+        // (the error that stopped the conversion is the one to report)
+      }
+    }
+  }
+}
