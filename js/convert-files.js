@@ -173,21 +173,24 @@ class DirectoryStore {
 
 const CALLBACKS = new Set(["onProgress", "onWarning"]);
 
-/**
- * Converts the image file `input` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into the store
- * directory `output` with the Rust core's converter: the CLI's options (`quality`, `shard`,
- * `overwrite`, …), `onProgress(event)` and `onWarning(message)`. → the summary (the CLI's
- * `--json` object) with `text` (the CLI's lines) as a non-enumerable property.
- */
-export async function convertFile(input, output, options = {}) {
-  if (typeof input !== "string" || input === "") throw argumentProblem("input must be an image file path");
-  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
-  await loader.initConverter();
-  const coreOptions = {};
-  for (const [key, value] of Object.entries(options ?? {})) {
-    if (!CALLBACKS.has(key) && value !== undefined) coreOptions[key] = value;
+/** The options for the core: the caller's own members, without the callbacks. */
+function coreOptions(options) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw argumentProblem(`options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}`);
   }
-  const source = openInput(input);
+  const out = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (!CALLBACKS.has(key) && value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Runs `call(store, events)` (a conversion by the core) into a temporary directory beside
+ * `output`, renamed into place when it is complete; `input` is the input file (null for
+ * samples), which --overwrite never deletes. → the summary, `text` on it (not enumerable).
+ */
+function writeStore(output, options, input, call) {
   let target = null;
   let temp = null;
   let store = null;
@@ -210,11 +213,7 @@ export async function convertFile(input, output, options = {}) {
     return store;
   };
   try {
-    const { summary, text } = loader.convertWithCore(
-      source,
-      input,
-      path.resolve(output),
-      coreOptions,
+    const { summary, text } = call(
       {
         write: (key, bytes) => opened().write(key, bytes),
         append: (key, bytes) => opened().append(key, bytes),
@@ -236,8 +235,7 @@ export async function convertFile(input, output, options = {}) {
     }
     throw fileSystemError(error, output);
   } finally {
-    source.close();
-    if (store) store.closeAll();
+    store?.closeAll();
     if (temp) {
       try {
         fs.rmSync(temp, { recursive: true, force: true });
@@ -246,4 +244,33 @@ export async function convertFile(input, output, options = {}) {
       }
     }
   }
+}
+
+/**
+ * Converts the image file `input` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into the store
+ * directory `output` with the Rust core's converter: the CLI's options (`quality`, `shard`,
+ * `overwrite`, …), `onProgress(event)` and `onWarning(message)`. → the summary (the CLI's
+ * `--json` object) with `text` (the CLI's lines) as a non-enumerable property.
+ */
+export async function convertFile(input, output, options = {}) {
+  const own = coreOptions(options);
+  if (typeof input !== "string" || input === "") throw argumentProblem("input must be an image file path");
+  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
+  await loader.initConverter();
+  const source = openInput(input);
+  try {
+    return writeStore(output, options, input, (store, events) =>
+      loader.convertWithCore(source, input, path.resolve(output), own, store, events));
+  } finally {
+    source.close();
+  }
+}
+
+/** Converts samples in memory (`data`: a Uint8Array of `shape`) as convertFile() converts a file. */
+export async function convertSamples(data, shape, output, options = {}) {
+  const own = coreOptions(options);
+  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
+  await loader.initConverter();
+  return writeStore(output, options, null, (store, events) =>
+    loader.convertSamplesWithCore(data, shape, path.resolve(output), own, store, events));
 }

@@ -153,6 +153,12 @@ export function convertWithCore(input, file, output, options, store, events) {
   return call(converter, "convert", input, file, output, options, store, events);
 }
 
+/** As convertWithCore(), for samples in memory: `data` a Uint8Array of `shape`. */
+export function convertSamplesWithCore(data, shape, output, options, store, events) {
+  if (!converter.ready) throw packageError("NotInitialized", "the converter is not loaded; call `await initConverter()` first");
+  return call(converter, "convertSamples", data, shape, output, options, store, events);
+}
+
 /** The SIMD-ness of the codec or decoder already loaded, so the full decoder matches it. */
 function loadedSimd() {
   const loaded = codec.ready ? codec : decoder.ready ? decoder : undefined;

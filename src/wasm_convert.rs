@@ -22,7 +22,7 @@ use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::convert::{self, Conversion, ConvertError, ConvertOptions, Events, Progress, ReadAt, StoreWriter};
+use crate::convert::{self, Conversion, ConvertError, ConvertOptions, Events, Progress, ReadAt, SamplesSource, StoreWriter, Summary};
 use crate::js_value::{from_config_value, to_config_value};
 
 /// The first JavaScript exception a callback threw (thrown again at the end).
@@ -164,6 +164,49 @@ fn js_error(message: &str, kind: &str) -> JsValue {
     error.into()
 }
 
+struct Seams<'t> {
+    writer: JsStore<'t>,
+    events: JsEvents<'t>,
+}
+
+fn seams<'t>(store: &JsValue, events: &JsValue, thrown: &'t Thrown) -> Result<Seams<'t>, JsValue> {
+    Ok(Seams {
+        writer: JsStore {
+            write: method(store, "write", true)?.expect("required"),
+            append: method(store, "append", true)?.expect("required"),
+            close: method(store, "close", true)?.expect("required"),
+            clear: method(store, "clear", true)?.expect("required"),
+            thrown,
+        },
+        events: JsEvents { warning: method(events, "warning", false)?, progress: method(events, "progress", false)?, thrown },
+    })
+}
+
+fn parse_options(options: &JsValue) -> Result<ConvertOptions, JsValue> {
+    let value = to_config_value(options).map_err(|e| js_error(&format!("options: {e}"), "InvalidArgument"))?;
+    ConvertOptions::parse(&value).map_err(|e| js_error(e.message(), e.kind().name()))
+}
+
+/// Runs an opened conversion, timed here (the core has no clock on wasm); → `{ summary, text }`.
+fn run(conversion: convert::Result<Conversion>, seams: &mut Seams, output: &str, thrown: &Thrown) -> Result<JsValue, JsValue> {
+    let result = conversion.and_then(|conversion| {
+        let started = js_sys::Date::now();
+        let mut summary: Summary = conversion.run(&mut seams.writer, &mut seams.events, output)?;
+        summary.seconds = (js_sys::Date::now() - started) / 1000.0;
+        // (wasm encodes on the calling thread: no worker threads were used)
+        summary.workers = 0;
+        Ok(summary)
+    });
+    if let Some(e) = thrown.borrow_mut().take() {
+        return Err(e);
+    }
+    let summary = result.map_err(|e| js_error(e.message(), e.kind().name()))?;
+    let out = js_sys::Object::new();
+    set(&out, "summary", from_config_value(&summary.to_value()));
+    set(&out, "text", JsValue::from_str(&summary.format()));
+    Ok(out.into())
+}
+
 /// Converts the input into the store (see the module's documentation); returns
 /// `{ summary, text }`: the CLI's `--json` object and its text.
 #[wasm_bindgen(js_name = convert)]
@@ -175,32 +218,45 @@ pub fn convert_js(input: JsValue, file: &str, output: &str, options: JsValue, st
         _ => return Err(js_error("convert: the input's size must be a whole number of bytes", "InvalidArgument")),
     };
     let reader = JsInput { size, read: method(&input, "read", true)?.expect("required"), thrown: &thrown };
-    let mut writer = JsStore {
-        write: method(&store, "write", true)?.expect("required"),
-        append: method(&store, "append", true)?.expect("required"),
-        close: method(&store, "close", true)?.expect("required"),
-        clear: method(&store, "clear", true)?.expect("required"),
-        thrown: &thrown,
+    let mut seams = seams(&store, &events, &thrown)?;
+    let options = parse_options(&options)?;
+    let conversion = Conversion::open(&reader, file, &options);
+    run(conversion, &mut seams, output, &thrown)
+}
+
+/// Converts samples in memory (`data`: a Uint8Array of `shape`, [height, width] or
+/// [height, width, channels]) into the store, as [`convert_js`] converts a file.
+#[wasm_bindgen(js_name = convertSamples)]
+pub fn convert_samples(data: JsValue, shape: JsValue, output: &str, options: JsValue, store: JsValue, events: JsValue) -> Result<JsValue, JsValue> {
+    let thrown: Thrown = RefCell::new(None);
+    let argument = |m: String| js_error(&m, "InvalidArgument");
+    let Some(array) = data.dyn_ref::<Uint8Array>() else {
+        let name = Reflect::get(&data, &JsValue::from_str("constructor"))
+            .ok()
+            .and_then(|c| Reflect::get(&c, &JsValue::from_str("name")).ok())
+            .and_then(|n| n.as_string())
+            .unwrap_or_else(|| data.js_typeof().as_string().unwrap_or_default());
+        return Err(argument(format!("data must be a Uint8Array (uint8 samples), got {name}")));
     };
-    let mut sink = JsEvents { warning: method(&events, "warning", false)?, progress: method(&events, "progress", false)?, thrown: &thrown };
-    let options = to_config_value(&options).map_err(|e| js_error(&format!("options: {e}"), "InvalidArgument"))?;
-    let result = ConvertOptions::parse(&options)
-        .and_then(|options| Conversion::open(&reader, file, &options))
-        .and_then(|conversion| {
-            // (the core has no clock on wasm: the run is timed here)
-            let started = js_sys::Date::now();
-            let mut summary = conversion.run(&mut writer, &mut sink, output)?;
-            summary.seconds = (js_sys::Date::now() - started) / 1000.0;
-            // (wasm encodes on the calling thread: no worker threads were used)
-            summary.workers = 0;
-            Ok(summary)
-        });
-    if let Some(e) = thrown.borrow_mut().take() {
-        return Err(e);
+    let shape_value = to_config_value(&shape).unwrap_or(crate::ConfigValue::Null);
+    let dims: Option<Vec<f64>> = match &shape_value {
+        crate::ConfigValue::Array(items) => items.iter().map(|v| if let crate::ConfigValue::Number(n) = v { Some(*n) } else { None }).collect(),
+        _ => None,
+    };
+    let Some(dims) = dims else {
+        return Err(argument(format!(
+            "shape must be [height, width] or [height, width, channels], got {}",
+            convert::json::compact(&shape_value)
+        )));
+    };
+    let mut seams = seams(&store, &events, &thrown)?;
+    let options = parse_options(&options)?;
+    // (copied with a checked allocation: an array larger than wasm memory is an error, not a trap)
+    let mut samples = crate::zeroed_bytes(array.length() as usize, "data").map_err(|e| js_error(&format!("{e}"), "InvalidArgument"))?;
+    if !samples.is_empty() {
+        array.copy_to(&mut samples);
     }
-    let summary = result.map_err(|e| js_error(e.message(), e.kind().name()))?;
-    let out = js_sys::Object::new();
-    set(&out, "summary", from_config_value(&summary.to_value()));
-    set(&out, "text", JsValue::from_str(&summary.format()));
-    Ok(out.into())
+    let source = SamplesSource::new(samples, &dims).map_err(|e| js_error(e.message(), e.kind().name()))?;
+    let conversion = Conversion::from_source(Box::new(source), "image", &options);
+    run(conversion, &mut seams, output, &thrown)
 }
