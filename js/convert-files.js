@@ -7,7 +7,12 @@ import fs from "node:fs";
 import path from "node:path";
 import * as loader from "./loader.js";
 
-/** A refusal: a one-line message (prefixed "zarr-jpeg convert: ") and a kind. */
+/**
+ * A conversion the converter refuses. Its message begins "zarr-jpeg convert: " (the
+ * package's error convention, js/errors.js); its `kind` is "InvalidArgument" (an option or
+ * argument), "InvalidInput" (the input cannot be converted) or "OutputUnavailable" (the
+ * output is in the way or cannot be written).
+ */
 export class ConvertError extends Error {
   constructor(message, { kind = "InvalidInput", cause } = {}) {
     super(`zarr-jpeg convert: ${message}`, cause === undefined ? undefined : { cause });

@@ -149,14 +149,18 @@ export function initConverter() {
  * exception a callback throws is thrown again as it was.
  */
 export function convertWithCore(input, file, output, options, store, events) {
-  if (!converter.ready) throw packageError("NotInitialized", "the converter is not loaded; call `await initConverter()` first");
-  return call(converter, "convert", input, file, output, options, store, events);
+  return call(converterModule(), "convert", input, file, output, options, store, events);
 }
 
 /** As convertWithCore(), for samples in memory: `data` a Uint8Array of `shape`. */
 export function convertSamplesWithCore(data, shape, output, options, store, events) {
+  return call(converterModule(), "convertSamples", data, shape, output, options, store, events);
+}
+
+/** The converter's module, or an Error saying how to load it. */
+function converterModule() {
   if (!converter.ready) throw packageError("NotInitialized", "the converter is not loaded; call `await initConverter()` first");
-  return call(converter, "convertSamples", data, shape, output, options, store, events);
+  return converter;
 }
 
 /** The SIMD-ness of the codec or decoder already loaded, so the full decoder matches it. */

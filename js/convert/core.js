@@ -17,23 +17,12 @@ import { encodeOptionsProblem } from "../options.js";
 import { readImageFile, ImageInputError, sniffFormat } from "../image-input.js";
 import { CodecPool, MAX_WORKERS } from "../pool.js";
 import { SUBSAMPLING, rgbToLuma } from "../color-names.js";
+// The error type and the output rules are the file-system side's (../convert-files.js), which
+// the CLI uses with the Rust core: one ConvertError class for both.
+import { ConvertError, argumentProblem, outputProblem, fileSystemError, prepareOutput, commitOutput } from "../convert-files.js";
 
-/**
- * A conversion the converter refuses. Its message begins "zarr-jpeg convert: " (the
- * package's error convention, js/errors.js); its `kind` is "InvalidArgument" (an option or
- * argument), "InvalidInput" (the input cannot be converted) or "OutputUnavailable" (the
- * output is in the way or cannot be written).
- */
-export class ConvertError extends Error {
-  constructor(message, { kind = "InvalidInput", cause } = {}) {
-    super(`zarr-jpeg convert: ${message}`, cause === undefined ? undefined : { cause });
-    this.name = "ConvertError";
-    this.kind = kind;
-  }
-}
+export { ConvertError, argumentProblem, outputProblem, fileSystemError, prepareOutput, commitOutput };
 
-export const argumentProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "InvalidArgument", cause });
-export const outputProblem = (message, { cause } = {}) => new ConvertError(message, { kind: "OutputUnavailable", cause });
 
 /** `rescale` as given ("auto", "MIN:MAX", or { min, max }) → "auto" | { min, max } | null. */
 export function parseRescale(value) {
@@ -468,43 +457,6 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 // ------------------------------------------------------------------ convert
 
-/**
- * A file-system error (Node's, with a `code` such as ENOENT, EACCES, EROFS, ENOSPC) while
- * writing `output`, as a ConvertError that names the output and the cause in one line;
- * other errors unchanged.
- */
-export function fileSystemError(error, output) {
-  if (error instanceof ConvertError || typeof error?.code !== "string" || typeof error?.syscall !== "string") return error;
-  return outputProblem(`cannot write ${output}: ${error.message}`, { cause: error });
-}
-
-/**
- * What `--overwrite` may replace: a Zarr store (a directory with zarr.json, or Zarr v2's
- * .zgroup/.zarray/.zattrs, at its top) or an empty directory, and never one that holds
- * the input image. Without this, `convert image.png . --overwrite` deleted the current
- * directory, the image with it.
- */
-function checkReplaceable(target, output, input) {
-  // (real paths: a symbolic link to the store or to the image changes nothing)
-  const real = fs.realpathSync(target);
-  const inputPath = input === null ? null : fs.realpathSync(input);
-  if (inputPath && (inputPath === real || inputPath.startsWith(real + path.sep))) {
-    const what = inputPath === real ? "is the input image" : `holds the input image ${input}`;
-    throw outputProblem(`${output} ${what}; --overwrite would delete it: choose another output`);
-  }
-  const stat = fs.statSync(target);
-  if (!stat.isDirectory()) {
-    throw outputProblem(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
-  }
-  const entries = fs.readdirSync(target);
-  const isStore = ["zarr.json", ".zgroup", ".zarray", ".zattrs"].some((name) => entries.includes(name));
-  if (entries.length > 0 && !isStore) {
-    throw outputProblem(
-      `${output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or an empty directory: ` +
-        "remove it yourself or choose another output",
-    );
-  }
-}
 
 /** The first `n` bytes of a file (fewer if it is shorter; none if it cannot be read: the reader then says why). */
 function firstBytes(file, n) {
@@ -517,41 +469,6 @@ function firstBytes(file, n) {
     return new Uint8Array(0);
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/**
- * Checks `output` (absent, or replaceable with `overwrite`) and names the temporary
- * directory the store is written under: `{ target, temp }`.
- */
-export function prepareOutput(output, options, input) {
-  const target = path.resolve(output);
-  if (fs.existsSync(target) && !options.overwrite) {
-    throw outputProblem(`${output} already exists; choose another name or pass --overwrite`);
-  }
-  if (fs.existsSync(target)) {
-    try {
-      checkReplaceable(target, output, input);
-    } catch (error) {
-      throw fileSystemError(error, output);
-    }
-  }
-  const parent = path.dirname(target);
-  if (!fs.existsSync(parent)) throw outputProblem(`the output's parent directory ${parent} does not exist`);
-  const temp = path.join(parent, `.${path.basename(target)}.partial-${process.pid}-${Date.now().toString(36)}`);
-  return { target, temp };
-}
-
-/** Moves the finished store from `temp` to `target` (replacing an old one in one rename). */
-export function commitOutput(target, temp) {
-  if (fs.existsSync(target)) {
-    // --overwrite: move the old store aside first, so the new one appears in one rename.
-    const old = `${temp}.old`;
-    fs.renameSync(target, old);
-    fs.renameSync(temp, target);
-    fs.rmSync(old, { recursive: true, force: true });
-  } else {
-    fs.renameSync(temp, target);
   }
 }
 
