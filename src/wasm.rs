@@ -484,7 +484,7 @@ fn codec_error(e: CodecError) -> JsValue {
 }
 
 /// A JS `Error` with a `kind` property callers can branch on.
-fn js_error(message: &str, kind: &str) -> JsValue {
+pub(crate) fn js_error(message: &str, kind: &str) -> JsValue {
     let error = js_sys::Error::new(message);
     let _ = Reflect::set(&error, &JsValue::from_str("kind"), &JsValue::from_str(kind));
     error.into()

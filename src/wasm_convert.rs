@@ -24,6 +24,7 @@ use wasm_bindgen::JsCast;
 
 use crate::convert::{self, Conversion, ConvertError, ConvertOptions, Events, Progress, ReadAt, SamplesSource, StoreWriter, Summary};
 use crate::js_value::{from_config_value, to_config_value};
+use crate::wasm::js_error;
 
 /// The first JavaScript exception a callback threw (thrown again at the end).
 type Thrown = RefCell<Option<JsValue>>;
@@ -158,11 +159,6 @@ impl Events for JsEvents<'_> {
     }
 }
 
-fn js_error(message: &str, kind: &str) -> JsValue {
-    let error = js_sys::Error::new(message);
-    let _ = Reflect::set(&error, &JsValue::from_str("kind"), &JsValue::from_str(kind));
-    error.into()
-}
 
 struct Seams<'t> {
     writer: JsStore<'t>,

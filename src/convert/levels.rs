@@ -40,7 +40,7 @@ fn div_ceil(v: u32, m: u32) -> u32 {
     v.div_ceil(m)
 }
 
-fn round_up(v: u32, m: u32) -> u32 {
+pub(super) fn round_up(v: u32, m: u32) -> u32 {
     // (at most 65535 + an MCU or a shard of whole chunks: no overflow in u64)
     (u64::from(v).div_ceil(u64::from(m)) * u64::from(m)).min(u64::from(u32::MAX)) as u32
 }

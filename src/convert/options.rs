@@ -99,7 +99,7 @@ pub struct Plan {
     pub rescale: Option<(&'static str, Window)>,
 }
 
-fn is_int(v: &ConfigValue) -> Option<f64> {
+pub(super) fn is_int(v: &ConfigValue) -> Option<f64> {
     match v {
         ConfigValue::Number(n) if n.is_finite() && n.fract() == 0.0 => Some(*n),
         _ => None,

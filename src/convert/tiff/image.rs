@@ -262,6 +262,17 @@ pub fn describe_page(page: &Page) -> String {
     )
 }
 
+/// Refuses a page whose samples are not uint8, naming their type.
+pub fn check_uint8(page: &Page, where_: &str) -> Result<()> {
+    if page.sample_format != 1 || page.bits_per_sample.iter().any(|&b| b != 8) {
+        return Err(ConvertError::input(format!(
+            "{where_}: the samples are {}; the jpeg codec stores uint8 (8-bit) samples only",
+            dtype_name(page)
+        )));
+    }
+    Ok(())
+}
+
 /// "uint8", "int16", "float32": a page's sample type, for messages.
 pub fn dtype_name(page: &Page) -> String {
     let bits = page.bits_per_sample[0];

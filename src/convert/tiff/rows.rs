@@ -8,7 +8,7 @@ use super::super::options::{Rescale, Window};
 use super::super::source::{luma, ImageInfo, RowSource, RowsEnd};
 use super::decode::{decode_j2k, decoded_compression, decompress, j2k_compression, samples16, undo_predictor8, ycbcr_block_bytes, YcbcrToRgb};
 use super::ifd::{compression_name, photometric_name, Page, TileGrid, Tiff};
-use super::image::dtype_name;
+use super::image::check_uint8;
 
 /// The largest tile or strip: 64 Mi samples' bytes (8192² 8-bit pixels).
 const MAX_TILE_BYTES: u64 = 1 << 26;
@@ -49,12 +49,7 @@ impl<'a> TiffRows<'a> {
             )));
         }
         if !sixteen {
-            if page.sample_format != 1 || page.bits_per_sample.iter().any(|&b| b != 8) {
-                return Err(ConvertError::input(format!(
-                    "{where_}: the samples are {}; the jpeg codec stores uint8 (8-bit) samples only",
-                    dtype_name(&page)
-                )));
-            }
+            check_uint8(&page, &where_)?;
             if rescale.is_some() {
                 return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
             }

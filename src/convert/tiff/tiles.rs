@@ -8,15 +8,15 @@
 
 use super::super::encoder::{parallel_map, ChunkEncoder};
 use super::super::error::{ConvertError, Result};
-use super::super::levels::{Grid, Pyramid};
-use super::super::options::{mcu_size, ConvertOptions, Plan};
+use super::super::levels::{round_up, Grid, Pyramid};
+use super::super::options::{is_int, mcu_size, ConvertOptions, Plan};
 use super::super::pyramid::{cut_tile, Context, RowPyramid};
 use super::super::source::ImageInfo;
 use super::super::store::{ChunkStore, StoreWriter};
 use super::super::summary::{self, TileCounts};
 use super::super::{json, metadata, Events, Summary};
 use super::ifd::{Page, TileGrid, Tiff};
-use super::image::{dtype_name, pixel_size_from_description, PixelSize};
+use super::image::{check_uint8, pixel_size_from_description, PixelSize};
 use crate::decode::StoredColorSpace;
 use crate::inspect::{inspect_stream, StreamInfo};
 use crate::{ConfigValue as V, JpegConfig};
@@ -28,10 +28,6 @@ const MAX_TILE_PIXELS: u64 = 1 << 26;
 /// SHARD_CHUNKS² chunks.
 const AUTO_SHARD_ABOVE: u64 = 1024;
 const SHARD_CHUNKS: u32 = 16;
-
-fn round_up(v: u32, m: u32) -> u32 {
-    (u64::from(v).div_ceil(u64::from(m)) * u64::from(m)).min(u64::from(u32::MAX)) as u32
-}
 
 /// What one tile became.
 struct TileOut {
@@ -74,10 +70,7 @@ pub struct Tiles {
 }
 
 fn int_option(options: &ConvertOptions, name: &str) -> Option<std::result::Result<f64, String>> {
-    options.get(name).map(|v| match v {
-        V::Number(n) if n.is_finite() && n.fract() == 0.0 => Ok(*n),
-        other => Err(json::compact(other)),
-    })
+    options.get(name).map(|v| is_int(v).ok_or_else(|| json::compact(v)))
 }
 
 impl<'a> TileJob<'a> {
@@ -110,12 +103,7 @@ impl<'a> TileJob<'a> {
         let common = options.pyramid_options()?;
 
         // the page: what the copy path takes
-        if page.sample_format != 1 || page.bits_per_sample.iter().any(|&b| b != 8) {
-            return Err(ConvertError::input(format!(
-                "{where_}: the samples are {}; the jpeg codec stores uint8 (8-bit) samples only",
-                dtype_name(&page)
-            )));
-        }
+        check_uint8(&page, &where_)?;
         let (tw, th) = (page.tile_width, page.tile_height);
         let too_large = || {
             ConvertError::input(format!(
