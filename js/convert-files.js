@@ -6,6 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as loader from "./loader.js";
+import { startEncoders } from "./convert-encoders.js";
+import { MAX_WORKERS } from "./pool.js";
 
 /**
  * A conversion the converter refuses. Its message begins "zarr-jpeg convert: " (the
@@ -195,7 +197,18 @@ function coreOptions(options) {
  * `output`, renamed into place when it is complete; `input` is the input file (null for
  * samples), which --overwrite never deletes. → the summary, `text` on it (not enumerable).
  */
-function writeStore(output, options, input, call) {
+async function writeStore(output, options, input, call) {
+  // (a count the core refuses starts none: the core names the problem)
+  const count = Object.hasOwn(options, "workers") ? options.workers : undefined;
+  const encoders = Number.isInteger(count) && count >= 1 && count <= MAX_WORKERS ? await startEncoders(count) : null;
+  try {
+    return writeStoreWith(output, options, input, (store, events) => call(store, events, encoders ?? undefined));
+  } finally {
+    await encoders?.close();
+  }
+}
+
+function writeStoreWith(output, options, input, call) {
   let target = null;
   let temp = null;
   let store = null;
@@ -264,8 +277,8 @@ export async function convertFile(input, output, options = {}) {
   await loader.initConverter();
   const source = openInput(input);
   try {
-    return writeStore(output, options, input, (store, events) =>
-      loader.convertWithCore(source, input, path.resolve(output), own, store, events));
+    return await writeStore(output, options, input, (store, events, encoders) =>
+      loader.convertWithCore(source, input, path.resolve(output), own, store, events, encoders));
   } finally {
     source.close();
   }
@@ -276,6 +289,6 @@ export async function convertSamples(data, shape, output, options = {}) {
   const own = coreOptions(options);
   if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
   await loader.initConverter();
-  return writeStore(output, options, null, (store, events) =>
-    loader.convertSamplesWithCore(data, shape, path.resolve(output), own, store, events));
+  return writeStore(output, options, null, (store, events, encoders) =>
+    loader.convertSamplesWithCore(data, shape, path.resolve(output), own, store, events, encoders));
 }

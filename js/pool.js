@@ -72,15 +72,23 @@ async function spawn(url) {
   };
 }
 
+/**
+ * A worker_threads Worker running `url` with this process's flags (less those a worker
+ * refuses), `options` (workerData, transferList) passed on.
+ */
+export function startNodeWorker(Worker, url, options = {}) {
+  return newNodeWorker(Worker, url, workerExecArgv(process.execArgv), options);
+}
+
 // Node refuses a worker V8 and process-wide flags (e.g. --max-old-space-size, --expose-gc),
 // which apply to its threads anyway, with an error that names them: start it without them.
-function newNodeWorker(Worker, url, execArgv) {
+function newNodeWorker(Worker, url, execArgv, options = {}) {
   try {
-    return new Worker(url, { execArgv });
+    return new Worker(url, { ...options, execArgv });
   } catch (error) {
     if (error?.code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
     const refused = new Set(String(error.message).split(": ").slice(1).join(": ").split(", "));
-    return new Worker(url, { execArgv: execArgv.filter((arg) => !refused.has(arg)) });
+    return new Worker(url, { ...options, execArgv: execArgv.filter((arg) => !refused.has(arg)) });
   }
 }
 

@@ -8,7 +8,15 @@
 //!   { quality: 90, shard: 4096 },                            // the CLI's options
 //!   { write(key, bytes), append(key, bytes), close(key), clear() },  // the store
 //!   { warning(message), progress(event) },                   // may be {} (nothing called)
+//!   { workers, encode(config, options, jobs) → results },    // optional: who encodes
 //! );
+//! ```
+//! Without the last argument the chunks are encoded on the calling thread. With it, each
+//! batch of chunk images goes to `encode`: `config` the codec configuration, `options`
+//! encode()'s, `jobs` `[{ samples, shape, decode }]`; it returns, in order, `[{ stream,
+//! decoded? }]` (`decoded`: the stream decoded again, where `decode` asked) or `[{ error }]`
+//! for a chunk that could not be encoded (a message).
+//! ```js
 //! ```
 //! A JavaScript exception thrown by any of these callbacks stops the conversion and is
 //! thrown again, as it was, by `convert`; the core's refusals throw an `Error` with the
@@ -22,7 +30,11 @@ use js_sys::{Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::convert::{self, Conversion, ConvertError, ConvertOptions, Events, Progress, ReadAt, SamplesSource, StoreWriter, Summary};
+use crate::convert::{
+    self, Conversion, ConvertError, ConvertOptions, EncodeJob, EncodedJob, Encoders, Events, Progress, ReadAt, SamplesSource,
+    StoreWriter, Summary,
+};
+use crate::{EncodeOptions, JpegConfig};
 use crate::js_value::{from_config_value, to_config_value};
 use crate::wasm::js_error;
 
@@ -159,6 +171,77 @@ impl Events for JsEvents<'_> {
     }
 }
 
+/// Encoders the caller brings (the npm package's worker threads).
+struct JsEncoders<'t> {
+    workers: usize,
+    encode: Function,
+    thrown: &'t Thrown,
+}
+
+fn encode_options_value(options: &EncodeOptions) -> JsValue {
+    let object = js_sys::Object::new();
+    set(&object, "restartIntervals", JsValue::from_bool(options.restart_intervals));
+    set(&object, "trellis", JsValue::from_bool(options.trellis));
+    set(&object, "quantTable", JsValue::from_str(options.quant_table.name()));
+    object.into()
+}
+
+impl Encoders for JsEncoders<'_> {
+    fn workers(&self) -> usize {
+        self.workers
+    }
+
+    fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> convert::Result<Vec<EncodedJob>> {
+        let list = js_sys::Array::new();
+        for job in jobs {
+            let item = js_sys::Object::new();
+            set(&item, "samples", Uint8Array::from(job.samples).into());
+            let shape: js_sys::Array = job.shape.iter().map(|&d| JsValue::from_f64(d as f64)).collect();
+            set(&item, "shape", shape.into());
+            set(&item, "decode", JsValue::from_bool(job.decode_again));
+            list.push(&item);
+        }
+        let config = from_config_value(&config.to_value());
+        let threw = |e: JsValue| {
+            self.thrown.borrow_mut().get_or_insert(e);
+            ConvertError::new(convert::ConvertErrorKind::Interrupted, "the encode callback threw")
+        };
+        let results = self.encode.call3(&JsValue::NULL, &config, &encode_options_value(options), &list).map_err(threw)?;
+        let malformed = || ConvertError::input("cannot encode a chunk: the encode callback must return one { stream } per job");
+        let results = results.dyn_into::<js_sys::Array>().map_err(|_| malformed())?;
+        if results.length() as usize != jobs.len() {
+            return Err(malformed());
+        }
+        let bytes = |item: &JsValue, key: &str| -> Option<Vec<u8>> {
+            Reflect::get(item, &JsValue::from_str(key)).ok()?.dyn_into::<Uint8Array>().ok().map(|a| a.to_vec())
+        };
+        let mut out = Vec::with_capacity(jobs.len());
+        for (item, job) in results.iter().zip(jobs) {
+            if let Some(message) = Reflect::get(&item, &JsValue::from_str("error")).ok().and_then(|m| m.as_string()) {
+                return Err(ConvertError::input(format!("cannot encode a chunk: {message}")));
+            }
+            let stream = bytes(&item, "stream").ok_or_else(malformed)?;
+            let decoded = match job.decode_again {
+                true => Some(bytes(&item, "decoded").ok_or_else(malformed)?),
+                false => None,
+            };
+            out.push(EncodedJob { stream, decoded });
+        }
+        Ok(out)
+    }
+}
+
+fn js_encoders<'t>(value: &JsValue, thrown: &'t Thrown) -> Result<Option<JsEncoders<'t>>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let workers = Reflect::get(value, &JsValue::from_str("workers")).ok().and_then(|v| v.as_f64());
+    let workers = match workers {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= convert::MAX_WORKERS as f64 => n as usize,
+        _ => return Err(js_error("convert: the encoders' workers must be a whole number from 1 to 256", "InvalidArgument")),
+    };
+    Ok(Some(JsEncoders { workers, encode: method(value, "encode", true)?.expect("required"), thrown }))
+}
 
 struct Seams<'t> {
     writer: JsStore<'t>,
@@ -184,13 +267,23 @@ fn parse_options(options: &JsValue) -> Result<ConvertOptions, JsValue> {
 }
 
 /// Runs an opened conversion, timed here (the core has no clock on wasm); → `{ summary, text }`.
-fn run(conversion: convert::Result<Conversion>, seams: &mut Seams, output: &str, thrown: &Thrown) -> Result<JsValue, JsValue> {
+fn run(
+    conversion: convert::Result<Conversion>,
+    seams: &mut Seams,
+    encoders: Option<&JsEncoders>,
+    output: &str,
+    thrown: &Thrown,
+) -> Result<JsValue, JsValue> {
     let result = conversion.and_then(|conversion| {
         let started = js_sys::Date::now();
+        let conversion = match encoders {
+            Some(encoders) => conversion.with_encoders(encoders),
+            None => conversion,
+        };
         let mut summary: Summary = conversion.run(&mut seams.writer, &mut seams.events, output)?;
         summary.seconds = (js_sys::Date::now() - started) / 1000.0;
-        // (wasm encodes on the calling thread: no worker threads were used)
-        summary.workers = 0;
+        // (the caller's workers, or none: wasm has no threads of its own)
+        summary.workers = encoders.map_or(0, |e| e.workers);
         Ok(summary)
     });
     if let Some(e) = thrown.borrow_mut().take() {
@@ -206,7 +299,15 @@ fn run(conversion: convert::Result<Conversion>, seams: &mut Seams, output: &str,
 /// Converts the input into the store (see the module's documentation); returns
 /// `{ summary, text }`: the CLI's `--json` object and its text.
 #[wasm_bindgen(js_name = convert)]
-pub fn convert_js(input: JsValue, file: &str, output: &str, options: JsValue, store: JsValue, events: JsValue) -> Result<JsValue, JsValue> {
+pub fn convert_js(
+    input: JsValue,
+    file: &str,
+    output: &str,
+    options: JsValue,
+    store: JsValue,
+    events: JsValue,
+    encoders: JsValue,
+) -> Result<JsValue, JsValue> {
     let thrown: Thrown = RefCell::new(None);
     let size = Reflect::get(&input, &JsValue::from_str("size")).ok().and_then(|v| v.as_f64());
     let size = match size {
@@ -216,14 +317,23 @@ pub fn convert_js(input: JsValue, file: &str, output: &str, options: JsValue, st
     let reader = JsInput { size, read: method(&input, "read", true)?.expect("required"), thrown: &thrown };
     let mut seams = seams(&store, &events, &thrown)?;
     let options = parse_options(&options)?;
+    let encoders = js_encoders(&encoders, &thrown)?;
     let conversion = Conversion::open(&reader, file, &options);
-    run(conversion, &mut seams, output, &thrown)
+    run(conversion, &mut seams, encoders.as_ref(), output, &thrown)
 }
 
 /// Converts samples in memory (`data`: a Uint8Array of `shape`, [height, width] or
 /// [height, width, channels]) into the store, as [`convert_js`] converts a file.
 #[wasm_bindgen(js_name = convertSamples)]
-pub fn convert_samples(data: JsValue, shape: JsValue, output: &str, options: JsValue, store: JsValue, events: JsValue) -> Result<JsValue, JsValue> {
+pub fn convert_samples(
+    data: JsValue,
+    shape: JsValue,
+    output: &str,
+    options: JsValue,
+    store: JsValue,
+    events: JsValue,
+    encoders: JsValue,
+) -> Result<JsValue, JsValue> {
     let thrown: Thrown = RefCell::new(None);
     let argument = |m: String| js_error(&m, "InvalidArgument");
     let Some(array) = data.dyn_ref::<Uint8Array>() else {
@@ -253,6 +363,7 @@ pub fn convert_samples(data: JsValue, shape: JsValue, output: &str, options: JsV
         array.copy_to(&mut samples);
     }
     let source = SamplesSource::new(samples, &dims).map_err(|e| js_error(e.message(), e.kind().name()))?;
+    let encoders = js_encoders(&encoders, &thrown)?;
     let conversion = Conversion::from_source(Box::new(source), "image", &options);
-    run(conversion, &mut seams, output, &thrown)
+    run(conversion, &mut seams, encoders.as_ref(), output, &thrown)
 }

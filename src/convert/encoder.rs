@@ -1,7 +1,8 @@
-//! Chunks encoded as JPEG streams, several at once: a batch of tiles goes out to `workers`
-//! threads (natively; wasm builds encode on the calling thread) and comes back in order, so
-//! the store is the same whatever the thread count. Level 0's chunks are decoded again to
-//! measure the conversion's error against the input.
+//! Chunks encoded as JPEG streams, several at once: a batch of chunk images goes to an
+//! [`Encoders`] and comes back in order, so the store is the same whatever encodes it. The
+//! core's own is [`Threads`] (threads natively; wasm builds have none and encode on the
+//! calling thread); a binding may bring its own (the npm package: its worker threads).
+//! Level 0's chunks are decoded again to measure the conversion's error against the input.
 
 use super::error::{ConvertError, Result};
 use crate::{EncodeOptions, JpegConfig};
@@ -20,14 +21,63 @@ pub struct Encoded {
     pub error: Option<(u64, u64)>,
 }
 
-pub struct ChunkEncoder {
+/// One chunk image to encode: C-order samples of `shape` ([h, w] or [h, w, 3]), decoded
+/// again after when `decode_again`.
+pub struct EncodeJob<'s> {
+    pub samples: &'s [u8],
+    pub shape: Vec<u64>,
+    pub decode_again: bool,
+}
+
+/// A job's stream, and its decoded samples when asked for.
+pub struct EncodedJob {
+    pub stream: Vec<u8>,
+    pub decoded: Option<Vec<u8>>,
+}
+
+/// Where batches of chunk images are encoded.
+pub trait Encoders {
+    /// How many encode at once (sizes the batches; the summary's `workers`).
+    fn workers(&self) -> usize;
+    /// Every job's stream, in the jobs' order; the first failure fails the batch.
+    fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> Result<Vec<EncodedJob>>;
+}
+
+/// The core's encoders: `workers` threads, the caller's among them (wasm: the caller's only).
+pub struct Threads(pub usize);
+
+impl Encoders for Threads {
+    fn workers(&self) -> usize {
+        if cfg!(target_arch = "wasm32") {
+            0
+        } else {
+            self.0
+        }
+    }
+
+    fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> Result<Vec<EncodedJob>> {
+        parallel_map(self.0, jobs, |job| encode_job(config, options, job)).into_iter().collect()
+    }
+}
+
+/// One job on this thread.
+pub fn encode_job(config: &JpegConfig, options: &EncodeOptions, job: &EncodeJob) -> Result<EncodedJob> {
+    let stream = crate::encode_from_with_options(config, &job.samples, &job.shape, options).map_err(codec_error)?;
+    let decoded = match job.decode_again {
+        true => Some(crate::decode(config, &stream, &job.shape).map_err(codec_error)?),
+        false => None,
+    };
+    Ok(EncodedJob { stream, decoded })
+}
+
+pub struct ChunkEncoder<'e> {
     pub config: JpegConfig,
     pub options: EncodeOptions,
     /// samples per pixel of a tile's samples
     pub channels: usize,
     /// a c axis of this many grayscale planes (1: none)
     pub planes: usize,
-    pub workers: usize,
+    pub encoders: &'e dyn Encoders,
 }
 
 fn codec_error(e: crate::CodecError) -> ConvertError {
@@ -67,42 +117,55 @@ pub fn parallel_map<T: Sync, R: Send>(workers: usize, items: &[T], f: impl Fn(&T
     results.into_iter().map(|r| r.expect("every item done")).collect()
 }
 
-impl ChunkEncoder {
-    /// Encodes `tiles` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
-    pub fn encode_all(&self, tiles: &[Tile], chunk: (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
-        parallel_map(self.workers, tiles, |t| self.encode_one(t, chunk, measure)).into_iter().collect()
+impl ChunkEncoder<'_> {
+    pub fn workers(&self) -> usize {
+        self.encoders.workers()
     }
 
-    fn encode_one(&self, tile: &Tile, (ch, cw): (u32, u32), measure: bool) -> Result<Encoded> {
+    /// Encodes `tiles` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
+    pub fn encode_all(&self, tiles: &[Tile], (ch, cw): (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
         let (ch, cw) = (u64::from(ch), u64::from(cw));
-        let mut streams = Vec::with_capacity(self.planes);
-        let mut error = measure.then_some((0u64, 0u64));
-        let mut one = |samples: &[u8], per_pixel: usize| -> Result<()> {
-            let shape: Vec<u64> = if per_pixel == 3 { vec![ch, cw, 3] } else { vec![ch, cw] };
-            let bytes = crate::encode_from_with_options(&self.config, &samples, &shape, &self.options)
-                .map_err(codec_error)?;
-            if let Some((sum, count)) = error.as_mut() {
-                let decoded = crate::decode(&self.config, &bytes, &shape).map_err(codec_error)?;
-                let (h, w) = (tile.valid.0 as usize, tile.valid.1 as usize * per_pixel);
-                let stride = cw as usize * per_pixel;
-                for y in 0..h {
-                    let a = &samples[y * stride..y * stride + w];
-                    let b = &decoded[y * stride..y * stride + w];
-                    *sum += a.iter().zip(b).map(|(&p, &q)| (i32::from(p) - i32::from(q)).pow(2) as u64).sum::<u64>();
-                }
-                *count += (h * w) as u64;
-            }
-            streams.push(bytes);
-            Ok(())
+        // a c axis of grayscale planes: one image per plane, cut out here
+        let planes: Vec<Vec<u8>> = match self.planes {
+            1 => Vec::new(),
+            n => tiles.iter().flat_map(|t| (0..n).map(move |c| t.samples.iter().skip(c).step_by(n).copied().collect())).collect(),
         };
-        if self.planes > 1 {
-            for c in 0..self.planes {
-                let plane: Vec<u8> = tile.samples.iter().skip(c).step_by(self.planes).copied().collect();
-                one(&plane, 1)?;
-            }
-        } else {
-            one(&tile.samples, self.channels)?;
+        let per_pixel = if self.planes > 1 { 1 } else { self.channels };
+        let shape: Vec<u64> = if per_pixel == 3 { vec![ch, cw, 3] } else { vec![ch, cw] };
+        let images: Vec<&[u8]> = match self.planes {
+            1 => tiles.iter().map(|t| t.samples.as_slice()).collect(),
+            _ => planes.iter().map(Vec::as_slice).collect(),
+        };
+        let jobs: Vec<EncodeJob> =
+            images.into_iter().map(|samples| EncodeJob { samples, shape: shape.clone(), decode_again: measure }).collect();
+        let mut done = self.encoders.encode(&self.config, &self.options, &jobs)?.into_iter();
+        if done.len() != jobs.len() {
+            return Err(ConvertError::input(format!("cannot encode a chunk: {} streams came back for {} chunks", done.len(), jobs.len())));
         }
-        Ok(Encoded { streams, error })
+        let mut encoded = Vec::with_capacity(tiles.len());
+        for (t, tile) in tiles.iter().enumerate() {
+            let mut streams = Vec::with_capacity(self.planes);
+            let mut error = measure.then_some((0u64, 0u64));
+            for p in 0..self.planes {
+                let out = done.next().expect("one per job");
+                if let (Some((sum, count)), Some(decoded)) = (error.as_mut(), &out.decoded) {
+                    let samples = jobs[t * self.planes + p].samples;
+                    let (h, w) = (tile.valid.0 as usize, tile.valid.1 as usize * per_pixel);
+                    let stride = cw as usize * per_pixel;
+                    if decoded.len() != samples.len() {
+                        return Err(ConvertError::input("cannot encode a chunk: its decoded samples are not the chunk's size"));
+                    }
+                    for y in 0..h {
+                        let a = &samples[y * stride..y * stride + w];
+                        let b = &decoded[y * stride..y * stride + w];
+                        *sum += a.iter().zip(b).map(|(&p, &q)| (i32::from(p) - i32::from(q)).pow(2) as u64).sum::<u64>();
+                    }
+                    *count += (h * w) as u64;
+                }
+                streams.push(out.stream);
+            }
+            encoded.push(Encoded { streams, error });
+        }
+        Ok(encoded)
     }
 }

@@ -35,6 +35,8 @@ pub use source::{ImageInfo, ReadAt, RowSource, RowsEnd};
 pub use store::{crc32c, MemoryStore, StoreWriter};
 pub use summary::{LevelSummary, Summary};
 
+pub use encoder::{encode_job, EncodeJob, EncodedJob, Encoders, Threads};
+
 use encoder::ChunkEncoder;
 use pyramid::{Context, RowPyramid};
 
@@ -107,6 +109,8 @@ pub struct Conversion<'a> {
     /// samples per pixel of the rows the pyramid gets (1 after `to_gray`)
     channels: usize,
     warnings: Vec<String>,
+    /// what encodes the chunks, when the caller brings its own (else `plan.workers` threads)
+    encoders: Option<&'a dyn Encoders>,
 }
 
 impl<'a> Conversion<'a> {
@@ -131,7 +135,7 @@ impl<'a> Conversion<'a> {
                     };
                     let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
                     let channels = job.info.channels;
-                    return Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings });
+                    return Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None });
                 }
             },
             None => {
@@ -182,7 +186,13 @@ impl<'a> Conversion<'a> {
             Some(name) => name.to_string(),
             None => default_name(file),
         };
-        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings })
+        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings, encoders: None })
+    }
+
+    /// Encodes the chunks with `encoders` instead of the core's threads.
+    pub fn with_encoders(mut self, encoders: &'a dyn Encoders) -> Self {
+        self.encoders = Some(encoders);
+        self
     }
 
     pub fn plan(&self) -> &Plan {
@@ -202,8 +212,10 @@ impl<'a> Conversion<'a> {
 
     /// Writes the store through `writer`; `seconds` measures the run for the summary.
     pub fn run(mut self, writer: &mut dyn StoreWriter, events: &mut dyn Events, output: &str) -> Result<Summary> {
+        let threads = Threads(self.plan.workers);
+        let encoders = self.encoders.unwrap_or(&threads);
         let source = match self.job {
-            Job::Tiles(job) => return job.run(writer, events, output, &self.name, self.warnings),
+            Job::Tiles(job) => return job.run(writer, events, encoders, output, &self.name, self.warnings),
             Job::Rows(source) => source,
         };
         let mut source = source;
@@ -217,7 +229,7 @@ impl<'a> Conversion<'a> {
             options: self.plan.encode_options,
             channels,
             planes: self.plan.planes,
-            workers: self.plan.workers,
+            encoders,
         };
         loop {
             let mut metadata_bytes = 0u64;

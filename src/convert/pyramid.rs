@@ -99,7 +99,7 @@ pub struct Context<'a> {
     pub plan: &'a Plan,
     pub pyramid: &'a Pyramid,
     pub writer: &'a mut dyn StoreWriter,
-    pub encoder: &'a ChunkEncoder,
+    pub encoder: &'a ChunkEncoder<'a>,
     pub events: &'a mut dyn Events,
     pub chunks_done: u64,
     /// level 0's squared error and sample count
@@ -271,7 +271,7 @@ impl<'a> RowPyramid<'a> {
             let shape_dims = metadata::array_shape(self.cx.plan, shape);
             self.progress(l, Progress::Level { shape: shape_dims })?;
         }
-        let batch = MIN_BATCH.max(self.cx.encoder.workers * CHUNKS_PER_THREAD);
+        let batch = MIN_BATCH.max(self.cx.encoder.workers() * CHUNKS_PER_THREAD);
         let columns = grid.chunks.1;
         let valid_h = (shape.0 as usize - cy as usize * ch).min(ch) as u32;
         let mut cx0 = 0;

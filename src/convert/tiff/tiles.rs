@@ -6,7 +6,7 @@
 //! configuration. Each row of tiles is decoded too, and its samples feed the levels above
 //! through the one pyramid builder.
 
-use super::super::encoder::{parallel_map, ChunkEncoder};
+use super::super::encoder::{parallel_map, ChunkEncoder, Encoders};
 use super::super::error::{ConvertError, Result};
 use super::super::levels::{round_up, Grid, Pyramid};
 use super::super::options::{is_int, mcu_size, ConvertOptions, Plan};
@@ -363,7 +363,7 @@ impl TileJob<'_> {
         self.probe().read_tile(&self.tiff, i).map(Some)
     }
 
-    pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
+    pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, encoders: &dyn Encoders, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
         let started = super::super::now();
         for w in &warnings {
             events.warning(w);
@@ -378,7 +378,7 @@ impl TileJob<'_> {
             options: self.plan.encode_options,
             channels: c,
             planes,
-            workers: self.plan.workers,
+            encoders,
         };
         let plan = &self.plan;
         let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, y, x, p);
