@@ -145,16 +145,17 @@ export function initConverter() {
 /**
  * Runs the Rust core's converter (after `await initConverter()`): `input` { size,
  * read(offset, length) → Uint8Array }, `store` { write, append, close, clear }, `events` {
- * warning?, progress? }; → { summary, text }. Refusals throw an Error with `kind`; an
+ * warning?, progress? }, `encoders` (optional) { workers, encode(config, options, jobs) }
+ * (js/convert-encoders.js); → { summary, text }. Refusals throw an Error with `kind`; an
  * exception a callback throws is thrown again as it was.
  */
-export function convertWithCore(input, file, output, options, store, events) {
-  return call(converterModule(), "convert", input, file, output, options, store, events);
+export function convertWithCore(input, file, output, options, store, events, encoders) {
+  return call(converterModule(), "convert", input, file, output, options, store, events, encoders);
 }
 
 /** As convertWithCore(), for samples in memory: `data` a Uint8Array of `shape`. */
-export function convertSamplesWithCore(data, shape, output, options, store, events) {
-  return call(converterModule(), "convertSamples", data, shape, output, options, store, events);
+export function convertSamplesWithCore(data, shape, output, options, store, events, encoders) {
+  return call(converterModule(), "convertSamples", data, shape, output, options, store, events, encoders);
 }
 
 /** The converter's module, or an Error saying how to load it. */
@@ -255,50 +256,6 @@ function encoder() {
  */
 export function encodeInto(config, data, shape, out, options) {
   return call(encoder(), "encodeInto", config, data, shape, out, options);
-}
-
-/**
- * A JPEG stream's frame and colour markers, read without decoding (the converter's check of
- * whether a TIFF tile can be copied): `{ sof, process, precision, height, width,
- * components: [{ id, h, v, tq }], jfif, adobeTransform, quality }`, where `quality` is the
- * IJG quality whose Annex K tables are nearest the stream's own (an estimate), or null.
- * Needs `init()` (the writer module).
- */
-export function inspectStream(bytes) {
-  return call(encoder(), "inspectStream", bytes);
-}
-
-/**
- * A JPEG image's rows, a band at a time (the converter's JPEG input; the whole codec's
- * `JpegRows`, so `init()` first). `length`: the stream's bytes, then `append(piece)` for
- * each piece of it in order; `start(config, shape)` checks it as decode() does and returns
- * null when its rows can be pulled, else `{ reason, bytes }` for a stream only a whole
- * decode takes (progressive, …; `bytes`: the memory that decode needs); `nextRows()` gives
- * the next band of whole rows (a new Uint8Array), or undefined after the last; `free()`
- * releases its WebAssembly memory. If the instance traps (and is replaced), the object is
- * dead: every later call throws.
- */
-export function jpegRows(length) {
-  const record = encoder();
-  const generation = record.generation ?? 0;
-  let inner = guarded(record, () => new record.glue.JpegRows(length));
-  const replaced = () => (record.generation ?? 0) !== generation;
-  const use = (method, ...args) => {
-    if (!inner) throw argumentError("these JPEG rows were freed");
-    if (replaced()) {
-      throw packageError("InstanceTrapped", "the WebAssembly instance these JPEG rows were decoded in trapped and was replaced; they are lost");
-    }
-    return guarded(record, () => inner[method](...args));
-  };
-  return {
-    append: (piece) => use("append", piece),
-    start: (config, shape) => use("start", config, shape),
-    nextRows: () => use("nextRows"),
-    free() {
-      if (inner && !replaced()) inner.free();
-      inner = null;
-    },
-  };
 }
 
 /**
