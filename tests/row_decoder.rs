@@ -15,7 +15,7 @@ use zarr_jpeg::{decode, ErrorKind, JpegConfig, RowDecoder, Rows};
 
 // ------------------------------------------------------------ helpers
 
-/// The converter's configuration for an image of `components` (js/image-input.js).
+/// The converter's configuration for an image of `components` (src/convert/jpeg.rs).
 fn input_config(components: usize) -> JpegConfig {
     if components == 1 {
         config(r#"{"quality": 95, "encoded_color_space": "grayscale"}"#)

@@ -1,6 +1,6 @@
 //! A whole JPEG image decoded a band of rows at a time, pulled by the caller: the
-//! converter's input (js/convert/jpeg-rows.js), whose row consumer is asynchronous, so
-//! the decoder cannot push every band to it (a queue of bands would grow with the image).
+//! converter's JPEG input (src/convert/jpeg.rs), which takes rows when its pyramid is ready
+//! for them, so the decoder cannot push every band to it (a queue of bands would grow).
 //! [`RowDecoder`] holds the parsed headers, the destuffed scan data and the baseline
 //! decoder's state between MCU rows (`baseline::Bands`); each [`RowDecoder::next_rows`]
 //! decodes on until it has a band of rows. Memory: the stream (destuffed in place), a few

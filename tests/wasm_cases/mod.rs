@@ -390,39 +390,81 @@ fn flat_colour_stream(height: u16, width: u16) -> Vec<u8> {
     s
 }
 
-/// The row decoder (`JpegRows`, the converter's JPEG input) takes a colour image of more
+/// The row decoder (`RowDecoder`, the converter's JPEG input) takes a colour image of more
 /// samples than wasm32 can address (40,000² × 3: 4.8 GB), which `decode` refuses: its
-/// rows come a band at a time. The stream is appended in pieces; misuse is an error.
+/// rows come a band at a time.
 #[cfg(feature = "encoder")]
 #[wasm_bindgen_test]
-fn jpeg_rows_decode_an_image_larger_than_wasm_memory_in_bands() {
-    use zarr_jpeg::wasm::JpegRows;
+fn row_decoder_decodes_an_image_larger_than_wasm_memory_in_bands() {
     let stream = flat_colour_stream(40000, 40000);
     let config = || json(r#"{"quality": 95, "encoded_color_space": "rgb"}"#);
-    let dims = || shape(&[40000, 40000, 3]);
     let message = error_message(
-        decode(config(), Uint8Array::from(&stream[..]).into(), dims()),
+        decode(config(), Uint8Array::from(&stream[..]).into(), shape(&[40000, 40000, 3])),
         "more than this platform can address",
     );
     assert!(message.contains("40000, 40000, 3"), "{message}");
-    let mut rows = JpegRows::new(JsValue::from(stream.len() as f64)).unwrap();
-    for piece in stream.chunks(1 << 20) {
-        rows.append(Uint8Array::from(piece).into()).unwrap();
-    }
-    error_message(
-        rows.append(Uint8Array::new_with_length(1).into()),
-        "more bytes appended than the stream's length",
-    );
-    assert!(rows.start(config(), dims()).unwrap().is_null());
+    let parsed = zarr_jpeg::JpegConfig::parse(&zarr_jpeg::ConfigValue::Object(vec![
+        ("quality".into(), zarr_jpeg::ConfigValue::Number(95.0)),
+        ("encoded_color_space".into(), zarr_jpeg::ConfigValue::String("rgb".into())),
+    ]))
+    .unwrap();
+    let zarr_jpeg::Rows::Bands(mut rows) = zarr_jpeg::RowDecoder::new(&parsed, stream, &[40000, 40000, 3]).unwrap() else {
+        panic!("a baseline stream is decoded in bands");
+    };
     for _ in 0..3 {
-        let band: Uint8Array = rows.next_rows().unwrap().dyn_into().unwrap();
+        let band = rows.next_rows().unwrap().unwrap();
         // whole rows of 40,000 × 3 samples, up to an MCU row's 8
-        let n = band.length();
-        assert!(
-            n % 120_000 == 0 && (1..=8).contains(&(n / 120_000)),
-            "{n} bytes"
-        );
-        assert!(band.to_vec().iter().all(|&v| v == 128));
+        let n = band.len();
+        assert!(n % 120_000 == 0 && (1..=8).contains(&(n / 120_000)), "{n} bytes");
+        assert!(band.iter().all(|&v| v == 128));
     }
-    error_message(rows.start(config(), dims()), "start() was called already");
+}
+
+/// The row decoder drops the scan bytes it has read after every MCU row, so its bit
+/// positions stay small: a scan of more than 256 MiB (which wasm32 positions could not count
+/// with the decoder's margin, and which `decode` leaves to the full decoder) is decoded in
+/// bands. 44,000 × 65,535 grayscale, every block 48 bits (16-bit codes: DC 0, ZRL, EOB).
+#[cfg(feature = "encoder")]
+#[wasm_bindgen_test]
+fn row_decoder_decodes_a_scan_of_more_than_256_mib_in_bands() {
+    let (h, w) = (44000u16, 65535u16);
+    let mut stream = vec![0xFF, 0xD8];
+    let mut segment = |marker: u8, payload: &[u8]| {
+        stream.extend_from_slice(&[0xFF, marker]);
+        stream.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+        stream.extend_from_slice(payload);
+    };
+    segment(0xDB, &[[0u8].as_slice(), &[1u8; 64]].concat());
+    let mut dc = vec![0x00];
+    dc.extend_from_slice(&[0u8; 15]);
+    dc.extend_from_slice(&[1, 0x00]);
+    segment(0xC4, &dc);
+    let mut ac = vec![0x10];
+    ac.extend_from_slice(&[0u8; 15]);
+    ac.extend_from_slice(&[2, 0xF0, 0x00]);
+    segment(0xC4, &ac);
+    let [h0, h1] = h.to_be_bytes();
+    let [w0, w1] = w.to_be_bytes();
+    segment(0xC0, &[8, h0, h1, w0, w1, 1, 1, 0x11, 0]);
+    segment(0xDA, &[1, 1, 0x00, 0, 63, 0]);
+    let blocks = usize::from(h).div_ceil(8) * usize::from(w).div_ceil(8);
+    assert!(6 * blocks > 256 << 20);
+    let start = stream.len();
+    stream.resize(start + 6 * blocks, 0);
+    for i in (start + 5..start + 6 * blocks).step_by(6) {
+        stream[i] = 1; // 00 00 00 00 00 01
+    }
+    stream.extend_from_slice(&[0xFF, 0xD9]);
+    let parsed = zarr_jpeg::JpegConfig::parse(&zarr_jpeg::ConfigValue::Object(vec![
+        ("quality".into(), zarr_jpeg::ConfigValue::Number(95.0)),
+        ("encoded_color_space".into(), zarr_jpeg::ConfigValue::String("grayscale".into())),
+    ]))
+    .unwrap();
+    let zarr_jpeg::Rows::Bands(mut rows) = zarr_jpeg::RowDecoder::new(&parsed, stream, &[u64::from(h), u64::from(w)]).unwrap() else {
+        panic!("a baseline stream is decoded in bands");
+    };
+    for k in 0..100 {
+        let band = rows.next_rows().unwrap().unwrap();
+        assert!(band.len() % usize::from(w) == 0 && band.iter().all(|&v| v == 128), "band {k}");
+    }
 }
