@@ -58,6 +58,11 @@ pub struct JpegSource<'a> {
     whole: bool,
 }
 
+/// The largest image decoded whole (a progressive JPEG), and the most a whole decode may
+/// hold with the file: WebAssembly's one piece and its whole memory, the same everywhere.
+const MAX_WHOLE_IMAGE: u64 = 2 << 30;
+const MAX_WHOLE_DECODE: u64 = 4 << 30;
+
 impl<'a> JpegSource<'a> {
     pub fn open(input: &'a dyn ReadAt, file: &str) -> Result<JpegSource<'a>> {
         let Some(frame) = find_frame(input) else {
@@ -112,6 +117,34 @@ impl<'a> JpegSource<'a> {
         Ok(bytes)
     }
 
+    /// Refuses, before anything is allocated for it, a whole decode of more than the
+    /// converter allows on any platform (so that npm and Python refuse the same files):
+    /// the image at most 2 GiB, `bytes` (what the decode holds) and the file 4 GiB in all.
+    fn check_whole_fits(&self, reason: &str, bytes: u64) -> Result<()> {
+        let samples: u64 = self.shape.iter().product();
+        let size = self.input.size();
+        if samples <= MAX_WHOLE_IMAGE && bytes.saturating_add(size) <= MAX_WHOLE_DECODE {
+            return Ok(());
+        }
+        let what = match reason.contains("progressive") {
+            true => "is a progressive JPEG, which is decoded whole".to_string(),
+            false => format!("is decoded whole ({reason})"),
+        };
+        let gb = |n: u64| format!("{:.2} GB", n as f64 / 1e9);
+        Err(ConvertError::input(format!(
+            "{} {what}: its {} × {} (height × width) image needs {} of memory beside the {} file, more than the \
+             converter takes for a whole decode (4 GiB in all, the image at most 2 GiB). Baseline JPEGs are converted \
+             a band of rows at a time: make it one first, e.g. losslessly with libjpeg's jpegtran \
+             (jpegtran -copy all {} > baseline.jpg)",
+            self.file,
+            self.info.height,
+            self.info.width,
+            gb(bytes),
+            gb(size),
+            self.file
+        )))
+    }
+
     fn decode_error(&self, e: crate::CodecError) -> ConvertError {
         ConvertError::input(format!("{}: cannot decode JPEG: {e}", self.file))
     }
@@ -155,10 +188,15 @@ impl RowSource for JpegSource<'_> {
                         Err(e) => return Err(self.decode_error(e)),
                     }
                 },
-                Rows::Whole { .. } => self.whole = true,
+                Rows::Whole { reason, bytes } => {
+                    self.whole = true;
+                    self.check_whole_fits(&reason, bytes)?;
+                }
             }
             return self.read_rows(to_gray, sink);
         }
+        let samples: u64 = self.shape.iter().product();
+        self.check_whole_fits("its data stops the band decoder part-way", samples)?;
         let data = crate::decode(&self.config, &stream, &self.shape).map_err(|e| self.decode_error(e))?;
         drop(stream);
         for band in data.chunks(WHOLE_BAND_ROWS * row_bytes) {

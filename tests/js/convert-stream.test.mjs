@@ -1,4 +1,4 @@
-// PNG input streamed a band of rows at a time (js/convert/png-rows.js, stream-convert.js): the
+// PNG input streamed a band of rows at a time (the Rust core's PNG source): the
 // store is byte for byte the one convert() writes from the same samples held in memory,
 // where those samples come from an independent decoder (pngjs) of PNGs written at test
 // time by independent writers (libvips `vips pngsave`, Pillow) in every colour type the
@@ -117,17 +117,28 @@ test("bad PNGs: cut short, corrupt image data, a filter type that does not exist
 });
 
 // ------------------------------------------------------------------ JPEG input
-// Single-file JPEGs stream too (js/convert/jpeg-rows.js): a baseline or extended sequential
-// JPEG is decoded a band of rows at a time by the core's row decoder (JpegRows), pulled as
-// the pyramid takes them; a progressive one is decoded whole, as before, when it fits. The
-// store is byte for byte the one convert() writes from today's whole decode of the same
-// file (readImageFile), for JPEGs written at test time by libjpeg-turbo's cjpeg, Pillow and
-// libvips in every sampling, odd sizes, restart intervals, RGB and grayscale; the rows are
-// djpeg's within the interop bound; bad files are refused by name, nothing written.
-const { jpegRows } = await import("../../dist/loader.js");
-const { readImageFile, jpegFrameInfo, jpegInputConfig } = await import("../../dist/image-input.js");
-const { assertLikeDjpeg } = await import("./helpers/djpeg.mjs");
+// Single-file JPEGs stream too (the Rust core's JPEG source): a baseline or extended
+// sequential JPEG is decoded a band of rows at a time by the core's row decoder, pulled as
+// the pyramid takes them; a progressive one is decoded whole, when it fits. The store is
+// byte for byte the one convert() writes from the package's whole-image decode() of the
+// same file, for JPEGs written at test time by libjpeg-turbo's cjpeg, Pillow and libvips in
+// every sampling, odd sizes, restart intervals, RGB and grayscale (the rows against djpeg's
+// are tests/row_decoder.rs's); bad files are refused by name, nothing written.
+const { decodeAsync } = await import("../../dist/index.js");
 const { flatProgressive } = await import("./helpers/flat-progressive.mjs");
+
+/** A JPEG's frame size and component count, from its SOF segment. */
+function jpegFrame(bytes) {
+  for (let at = 2; at + 10 <= bytes.length; ) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1];
+    if (marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker)) {
+      return { height: (bytes[at + 5] << 8) | bytes[at + 6], width: (bytes[at + 7] << 8) | bytes[at + 8], components: bytes[at + 9] };
+    }
+    at += 2 + ((bytes[at + 2] << 8) | bytes[at + 3]);
+  }
+  return null;
+}
 
 execFileSync("vips", ["copy", at("rgb.v"), at("rgb.ppm")]);
 execFileSync("vips", ["copy", path.join(samples, "cell.png"), at("gray.pgm")]);
@@ -155,10 +166,14 @@ const JPEGS = [
   "pil444.jpg", "pil420.jpg", "pil-gray.jpg", "vips.jpg", "progressive.jpg", "pil-progressive.jpg",
 ];
 
-/** Today's whole-image read (decodeJpeg) as convert()'s in-memory input. */
+/** The package's whole-image decode() of a JPEG file (its stored colour space honoured, as RGB), as convert()'s in-memory input. */
 async function wholeImage(file) {
-  const image = await readImageFile(file);
-  return { data: image.data, shape: image.channels === 1 ? [image.height, image.width] : [image.height, image.width, 3] };
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  const { height, width, components } = jpegFrame(bytes);
+  const gray = components === 1;
+  const config = { quality: 95, encoded_color_space: gray ? "grayscale" : "rgb" };
+  const shape = gray ? [height, width] : [height, width, 3];
+  return { data: await decodeAsync(config, bytes, shape), shape };
 }
 
 const jpegVariants = [
@@ -181,130 +196,6 @@ for (const file of JPEGS) {
     });
   }
 }
-
-// The one sample in 593,000 of this crop's 4:2:0 streams (with or without restart
-// intervals: the same data) where today's decoder (the reader's, the same baseline decoder)
-// is 5 from djpeg, one more than tests/interop.rs's bound on its own images: zune-jpeg's
-// 4:2:0 up-sampling rounds otherwise than libjpeg-turbo's (found by this test; the rows are
-// exactly today's decode, checked below).
-const DJPEG_EXCEPTIONS = { "420.jpg": { max: 5, count: 1 }, "restart-rows.jpg": { max: 5, count: 1 } };
-
-test("JPEG rows from the row decoder (JpegRows) are today's decode exactly, and djpeg's within the interop bound; progressive ones are left whole", async () => {
-  const { decodeAsync } = await import("../../dist/loader.js");
-  const { djpeg, MAX_DIFF_VS_LIBJPEG } = await import("./helpers/djpeg.mjs");
-  for (const file of JPEGS) {
-    const bytes = new Uint8Array(fs.readFileSync(at(file)));
-    const frame = jpegFrameInfo(bytes);
-    const { config, shape } = jpegInputConfig(frame);
-    const rows = jpegRows(bytes.length);
-    try {
-      for (let i = 0; i < bytes.length; i += 1000) rows.append(bytes.subarray(i, i + 1000)); // in pieces
-      const whole = rows.start(config, shape);
-      if (/progressive/.test(file)) {
-        assert.match(whole.reason, /progressive/, file);
-        assert.ok(whole.bytes >= shape.reduce((a, b) => a * b) * 2, `${file}: ${whole.bytes}`);
-        continue;
-      }
-      assert.equal(whole, null, file);
-      const parts = [];
-      for (let band; (band = rows.nextRows()) !== undefined; ) parts.push(band);
-      const ours = Buffer.concat(parts);
-      // (bands of up to 64 KiB of rows)
-      assert.ok(parts.length >= Math.floor(ours.length / 65536), `${file}: ${parts.length} bands`);
-      assert.ok(parts.every((p) => p.length <= Math.max(65536, 64 * shape[1] * (shape[2] ?? 1))), `${file}: bands of a few rows`);
-      assert.ok(ours.equals(await decodeAsync(config, bytes, shape)), `${file}: the rows are decodeAsync()'s samples`);
-      const exception = DJPEG_EXCEPTIONS[file];
-      if (!exception) {
-        assertLikeDjpeg(ours, at(file), file);
-        continue;
-      }
-      const theirs = djpeg(at(file)).samples;
-      let over = 0;
-      for (let i = 0; i < ours.length; i++) {
-        const d = Math.abs(ours[i] - theirs[i]);
-        assert.ok(d <= exception.max, `${file}: |ours - djpeg| = ${d}`);
-        if (d > MAX_DIFF_VS_LIBJPEG) over++;
-      }
-      assert.ok(over <= exception.count, `${file}: ${over} samples more than ${MAX_DIFF_VS_LIBJPEG} from djpeg`);
-    } finally {
-      rows.free();
-    }
-  }
-});
-
-test("JpegRows refuses misuse by name: a bad length, more bytes than announced, rows before start(), a second start()", () => {
-  const bytes = new Uint8Array(fs.readFileSync(at("gray.jpg")));
-  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
-  for (const length of [-1, 1.5, "12", 2 ** 32]) {
-    assert.throws(() => jpegRows(length), (e) => e.kind === "InvalidData" && /whole number of bytes below 4 GiB/.test(e.message), String(length));
-  }
-  const rows = jpegRows(bytes.length);
-  try {
-    assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidData" && /start\(\) has not set up a decode in bands/.test(e.message));
-    assert.throws(() => rows.append(new Uint16Array(4)), (e) => e.kind === "InvalidData" && /must be a Uint8Array/.test(e.message));
-    rows.append(bytes);
-    assert.throws(() => rows.append(new Uint8Array(1)), (e) => e.kind === "InvalidData" && /more bytes appended than the stream's length/.test(e.message));
-    assert.equal(rows.start(config, shape), null);
-    assert.throws(() => rows.start(config, shape), (e) => e.kind === "InvalidData" && /start\(\) was called already/.test(e.message));
-    assert.ok(rows.nextRows() instanceof Uint8Array);
-  } finally {
-    rows.free();
-  }
-  assert.throws(() => rows.nextRows(), (e) => e.kind === "InvalidArgument" && /^zarr-jpeg: these JPEG rows were freed$/.test(e.message));
-});
-
-test("JpegRows whose instance trapped (and was replaced) refuse every later call; new ones work", () => {
-  const bytes = new Uint8Array(fs.readFileSync(at("420.jpg")));
-  const { config, shape } = jpegInputConfig(jpegFrameInfo(bytes));
-  const rows = jpegRows(bytes.length);
-  // a WebAssembly.RuntimeError thrown into the middle of the call (from the piece's length,
-  // which the wasm code reads), as a trap would be: the instance is replaced
-  const trapping = new Uint8Array(4);
-  Object.defineProperty(trapping, "length", { get: () => { throw new WebAssembly.RuntimeError("unreachable (simulated)"); } });
-  assert.throws(() => rows.append(trapping), (e) => e.kind === "InstanceTrapped" && /replaced by a fresh one/.test(e.message));
-  assert.throws(() => rows.nextRows(), (e) => e.kind === "InstanceTrapped" && /decoded in trapped and was replaced; they are lost/.test(e.message));
-  rows.free(); // (not into the new instance)
-  const again = jpegRows(bytes.length);
-  try {
-    again.append(bytes);
-    assert.equal(again.start(config, shape), null);
-    assert.ok(again.nextRows().length > 0);
-  } finally {
-    again.free();
-  }
-});
-
-// The row decoder drops the scan bytes it has read after every MCU row, so its bit
-// positions stay small: a scan of more than 256 MiB (which wasm32 positions could not count
-// with the decoder's margin, and which decode() leaves to the full decoder) is decoded in
-// bands. 44,000 × 65,535 grayscale, every block 48 bits (16-bit codes: DC 0, ZRL, EOB).
-test("a scan of more than 256 MiB is decoded in bands", () => {
-  const [H, W] = [44000, 65535];
-  const seg = (m, p) => [0xff, m, (p.length + 2) >> 8, (p.length + 2) & 255, ...p];
-  const head = [0xff, 0xd8,
-    ...seg(0xdb, [0, ...new Array(64).fill(1)]),
-    ...seg(0xc4, [0x00, ...new Array(15).fill(0), 1, 0x00]),
-    ...seg(0xc4, [0x10, ...new Array(15).fill(0), 2, 0xf0, 0x00]),
-    ...seg(0xc0, [8, H >> 8, H & 255, W >> 8, W & 255, 1, 1, 0x11, 0]),
-    ...seg(0xda, [1, 1, 0x00, 0, 63, 0])];
-  const blocks = Math.ceil(H / 8) * Math.ceil(W / 8);
-  const stream = new Uint8Array(head.length + 6 * blocks + 2);
-  stream.set(head);
-  for (let i = head.length + 5; i < head.length + 6 * blocks; i += 6) stream[i] = 1; // 00 00 00 00 00 01
-  stream.set([0xff, 0xd9], stream.length - 2);
-  assert.ok(6 * blocks > 256 * 2 ** 20);
-  const rows = jpegRows(stream.length);
-  try {
-    for (let i = 0; i < stream.length; i += 1 << 22) rows.append(stream.subarray(i, i + (1 << 22)));
-    assert.equal(rows.start({ quality: 95, encoded_color_space: "grayscale" }, [H, W]), null);
-    for (let k = 0; k < 100; k++) {
-      const band = rows.nextRows();
-      assert.ok(band.length % W === 0 && band.every((v) => v === 128), `band ${k}`);
-    }
-  } finally {
-    rows.free();
-  }
-});
 
 /** Asserts `convert(file)` is refused with a one-line ConvertError naming the file and matching `pattern`, and leaves nothing. */
 async function assertRefused(file, pattern) {
@@ -394,10 +285,10 @@ test("damaged JPEGs (bytes changed, cut short): a store, or a one-line ConvertEr
   assert.ok(outcomes.store > 0 && outcomes.refused > 0, JSON.stringify(outcomes));
 });
 
-test("a progressive JPEG too large to decode whole is refused by name before it is decoded (and the limit is WebAssembly's)", async () => {
+test("a progressive JPEG too large to decode whole is refused by name before it is decoded (the same limit on every platform)", async () => {
   // 30,000² 4:4:4: 2.7 GB of samples, more than 2 GiB in one piece; a 5 MB file
   fs.writeFileSync(at("big-progressive.jpg"), flatProgressive(30000, 30000, [[1, 1], [1, 1], [1, 1]]));
-  await assertRefused(at("big-progressive.jpg"), /is a progressive JPEG, which is decoded whole: its 30000 × 30000 \(height × width\) image needs .* more than the 4 GiB there is .*jpegtran -copy all/);
+  await assertRefused(at("big-progressive.jpg"), /is a progressive JPEG, which is decoded whole: its 30000 × 30000 \(height × width\) image needs .* more than the converter takes for a whole decode \(4 GiB in all, the image at most 2 GiB\).*jpegtran -copy all/);
 });
 
 // A 16,000² baseline JPEG (libvips, 768 MB of RGB samples) converts with a peak RSS far
