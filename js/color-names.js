@@ -1,5 +1,5 @@
-// Shared by the converter and the demo (which imports it from the package): the J:a:b names
-// of the spec's subsampling schemes, and luma as JPEG's Y.
+// Shared by the converter's API (SUBSAMPLING) and the demo (which imports it from the
+// package): the J:a:b names of the spec's subsampling schemes, and luma as JPEG's Y.
 
 /** J:a:b notation → the jpeg codec's `subsampling` (the four schemes the spec requires). */
 export const SUBSAMPLING = Object.freeze({

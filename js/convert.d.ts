@@ -67,7 +67,7 @@ export interface ConvertOptions {
   /**
    * Encode (and decode level 0 for the PSNR) in this many worker_threads, 0 to 256 (default
    * 0: on the calling thread; the CLI's default is a worker per core but one, up to 8). The store
-   * written is the same either way.
+   * written is the same either way. (Decoding a TIFF's tiles stays on the calling thread.)
    */
   workers?: number;
   /** 16-bit TIFF input only: "auto" (the image's own min–max) or "MIN:MAX", mapped linearly to 0–255; without it 16-bit input is refused. */
@@ -128,48 +128,17 @@ export interface ConvertSummary {
 }
 
 /**
- * Converts an image (a PNG/JPEG/TIFF file path, or raw samples). A TIFF (BigTIFF, OME-TIFF,
+ * Converts an image (a PNG/JPEG/TIFF file path, or raw samples) into a JPEG-compressed
+ * OME-Zarr 0.5 image at `output` (a directory that must not exist unless `overwrite`),
+ * written under a temporary name and renamed at the end, by the Rust core's converter (the
+ * same pipeline as the Python package's `zarr_jpeg.convert`). A TIFF (BigTIFF, OME-TIFF,
  * SVS) whose first page has 8-bit JPEG tiles keeps them: each level-0 chunk is its tile's
  * JPEG data made a complete stream (not re-encoded); `color`, `subsampling` and `chunk` do
  * not apply to it, `quality` sets levels 1+ only, and `shard` 0 turns the default sharding
- * of large levels (more than 1,024 chunks: shards of 16 × 16 chunks) off. into a JPEG-compressed OME-Zarr
- * 0.5 image at `output` (a directory that must not exist unless `overwrite`), written under
- * a temporary name and renamed at the end. Rejects with a ConvertError for what it refuses.
+ * of large levels (more than 1,024 chunks: shards of 16 × 16 chunks) off. Rejects with a
+ * ConvertError for what it refuses.
  */
 export function convert(input: string | ImageArray, output: string, options?: ConvertOptions): Promise<ConvertSummary>;
 
-/** A few lines for people: what was written, how small, how faithful. */
+/** A few lines for people: what was written, how small, how faithful (the CLI's summary). Throws a TypeError for a summary that did not come from convert() (its text is not kept through JSON). */
 export function formatSummary(summary: ConvertSummary): string;
-
-/** The converter's image form: C-order uint8 samples, 1 or 3 channels. */
-export interface ConverterImage {
-  data: Uint8Array;
-  height: number;
-  width: number;
-  channels: number;
-}
-
-/** The plan resolveOptions() makes of the options and the input's channel count. */
-export interface ConvertPlan {
-  config: NormalizedJpegCodecConfiguration;
-  chunk: number;
-  shard: number | null;
-  levels: number | null;
-  channelAxis: "first" | "last";
-  pixelSize: number | null;
-  unit: string | null;
-  warnings: string[];
-  encodeOptions: Required<EncodeOptions>;
-  components: 1 | 3;
-}
-
-/** Checks the options against the input's channel count (throws ConvertError) and returns the plan. */
-export function resolveOptions(options: ConvertOptions, channels: number): ConvertPlan;
-/** Raw samples → the converter's image form (RGBA loses alpha, with a warning); throws ConvertError. */
-export function imageFromArray(data: Uint8Array, shape: readonly number[]): ConverterImage & { warnings: string[] };
-/** One level down: each output sample is the rounded mean of the (up to) 2×2 input samples it covers. */
-export function downsample2x(image: ConverterImage): ConverterImage;
-/** The number of levels: halve until the image fits one chunk, or exactly `levels`. */
-export function levelCount(height: number, width: number, chunk: number, levels?: number | null): number;
-/** CRC-32C (Castagnoli), as the `crc32c` codec appends it. */
-export function crc32c(bytes: Uint8Array): number;

@@ -18,6 +18,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { PNG } from "pngjs";
 import { MIME, sendFile } from "./lib/send-file.mjs";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -78,6 +79,15 @@ export const SAMPLES = [
   },
 ];
 
+/** A sample PNG's samples (pngjs): RGB, or one channel for a grayscale PNG. */
+function readPng(file) {
+  const png = PNG.sync.read(fs.readFileSync(file));
+  const C = png.colorType === 0 || png.colorType === 4 ? 1 : 3;
+  const data = new Uint8Array(png.width * png.height * C);
+  for (let i = 0, o = 0; i < png.data.length; i += 4) for (let c = 0; c < C; c++) data[o++] = png.data[i + c];
+  return { data, height: png.height, width: png.width, channels: C };
+}
+
 /** Repeats an image (H, W, C) side by side until it is `height` × `width` (seams are left visible: honest tiles). */
 export function tileImage(image, height, width) {
   const { data, height: h, width: w, channels: C } = image;
@@ -99,8 +109,7 @@ function sha256(...parts) {
 }
 
 function inputsHash() {
-  const files = ["dist/convert.js", "dist/convert/core.js", "dist/color-names.js", "dist/image-input.js", "dist/convert/tiff-convert.js", "dist/convert/tiff.js", "dist/convert/pyramid.js", "dist/convert/stream-convert.js", "dist/convert/png-rows.js",
-    "dist/wasm/zarr_jpeg_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif", "tests/python/write_references.py"];
+  const files = ["dist/convert.js", "dist/convert-files.js", "dist/wasm/zarr_jpeg_converter_bg.wasm.js", "samples/ihc.png", "samples/cell.png", "samples/ihc-pyramid.tif", "tests/python/write_references.py"];
   return sha256(JSON.stringify(SAMPLES), ...files.map((f) => fs.readFileSync(path.join(ROOT, f))));
 }
 
@@ -144,7 +153,6 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
     }
   }
   const { convert } = await import(pathToFileURL(path.join(ROOT, "dist/convert.js")).href);
-  const { readImageFile } = await import(pathToFileURL(path.join(ROOT, "dist/image-input.js")).href);
   fs.mkdirSync(STORES, { recursive: true });
   const index = [];
   const images = new Map();
@@ -159,7 +167,7 @@ export async function prepareSamples({ log = console.log, force = false } = {}) 
       // a file converted as it is (a TIFF: its level-0 tiles copied)
       input = path.join(ROOT, "samples", sample.file);
     } else {
-      if (!images.has(sample.source)) images.set(sample.source, await readImageFile(path.join(ROOT, "samples", sample.source)));
+      if (!images.has(sample.source)) images.set(sample.source, readPng(path.join(ROOT, "samples", sample.source)));
       const image = tileImage(images.get(sample.source), ...sample.tile);
       shape = image.channels === 3 ? [image.height, image.width, 3] : [image.height, image.width];
       input = { data: image.data, shape };

@@ -80,8 +80,8 @@ try {
 
 /**
  * The first SOF0/1/2 segment's dimensions and component count, if any. A byte scan, not
- * js/image-input.js's jpegFrameInfo (which walks segments and gives up at the first
- * malformed one), so that fuzzed streams with broken segment chains still get a shape.
+ * a segment walk (which gives up at the first malformed
+ * segment), so that fuzzed streams with broken segment chains still get a shape.
  */
 function frameOf(bytes) {
   for (let i = 0; i + 9 < bytes.length; i++) {

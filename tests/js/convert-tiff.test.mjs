@@ -1,4 +1,4 @@
-// The converter on TIFF input (js/convert/tiff-convert.js) through the built package, with
+// The converter on TIFF input (the Rust core's src/convert/tiff/) through the built package, with
 // inputs written at test time by independent writers — libvips (`vips tiffsave`), libtiff
 // (`tiffcp`), tifffile + imagecodecs / Pillow (tests/python/write_tiff_inputs.py) — and
 // checked by independent readers (tests/python/check_tiff_store.py: tifffile's decode of the

@@ -1,4 +1,4 @@
-// The converter (js/convert.js, js/image-input.js, js/convert-cli.js) through the built
+// The converter (js/convert.js, js/convert-files.js, js/convert-cli.js) through the built
 // package: OME-Zarr 0.5 layout, pyramid shapes and 2×2 area averaging, round trips read
 // back by zarrita (unsharded and sharded, partial shards included, sharding_indexed per the
 // Zarr v3 sharding spec: index at the end, bytes + crc32c index codecs), RFC-16
@@ -18,9 +18,8 @@ import { PNG } from "pngjs";
 import jpegJs from "jpeg-js";
 import { init, decode, register } from "../../dist/index.js";
 import { checkDataset, formatReport } from "../../dist/check.js";
-import { convert, downsample2x, crc32c, ConvertError, levelCount, formatSummary, resolveOptions } from "../../dist/convert.js";
+import { convert, ConvertError, formatSummary } from "../../dist/convert.js";
 import { parseArgs } from "../../dist/convert-cli.js";
-import { readImageFile, decodeImage, ImageInputError } from "../../dist/image-input.js";
 import { restartMarkers } from "./helpers/restart-markers.mjs";
 import { storeFiles } from "./helpers/store-files.mjs";
 
@@ -113,11 +112,12 @@ test("OME-Zarr 0.5 layout: group metadata, axes with types, scale transforms, (c
 });
 
 test("pyramid: 2× per level until one chunk holds the image; odd sides round up; --levels caps it", async () => {
-  assert.equal(levelCount(100, 150, 32, null), 4); // 150 → 75 → 38 → 19
-  assert.equal(levelCount(32, 32, 32, null), 1);
-  assert.equal(levelCount(33, 10, 32, null), 2);
-  assert.equal(levelCount(100, 150, 32, 2), 2);
-  assert.throws(() => levelCount(4, 4, 32, 4), /too many/);
+  const levelsOf = async (h, w, options) => (await convert({ data: grayImage(h, w), shape: [h, w] }, out(), { chunk: 32, ...options })).levels.length;
+  assert.equal(await levelsOf(100, 150), 4); // 150 → 75 → 38 → 19
+  assert.equal(await levelsOf(32, 32), 1);
+  assert.equal(await levelsOf(33, 10), 2);
+  assert.equal(await levelsOf(100, 150, { levels: 2 }), 2);
+  await assert.rejects(levelsOf(4, 4, { levels: 4 }), (e) => e instanceof ConvertError && /levels 4 is too many for a 4×4 image/.test(e.message));
   const dir = out();
   await convert({ data: grayImage(101, 67), shape: [101, 67] }, dir, { chunk: 16 });
   const shapes = [0, 1, 2, 3].map((l) => readJson(dir, String(l), "zarr.json").shape);
@@ -130,12 +130,16 @@ test("pyramid: 2× per level until one chunk holds the image; odd sides round up
 
 // The spec: chunk width SHOULD be a multiple of 8·h_max and height of 8·v_max (the MCU).
 test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small levels round up to whole MCUs", async () => {
-  const mcuWarning = (options, channels = 3) => resolveOptions(options, channels).warnings.filter((w) => /MCU/.test(w));
+  const warningsOf = async (options, channels = 3) => {
+    const data = channels === 3 ? rgbImage(64, 64) : grayImage(64, 64);
+    return (await convert({ data, shape: channels === 3 ? [64, 64, 3] : [64, 64] }, out(), options)).warnings;
+  };
+  const mcuWarning = async (options, channels) => (await warningsOf(options, channels)).filter((w) => /MCU/.test(w));
   // 8 · 4 = 32 rows (v 4) or 32 columns (h 4): 48 and 16 are multiples of 16 but not of 32
-  assert.match(mcuWarning({ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 48 })[0], /chunk 48 .* 32 × 16 \(height × width\) MCU/);
-  assert.match(mcuWarning({ subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 16 })[0], /chunk 16 .* 8 × 32 \(height × width\) MCU/);
-  assert.match(mcuWarning({ subsampling: [[1, 4], [1, 1], [1, 1]], chunk: 16 })[0], /32 × 8/);
-  assert.match(mcuWarning({ subsampling: "4:2:0", chunk: 24 })[0], /16 × 16/);
+  assert.match((await mcuWarning({ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 48 }))[0], /chunk 48 .* 32 × 16 \(height × width\) MCU/);
+  assert.match((await mcuWarning({ subsampling: [[4, 1], [1, 1], [1, 1]], chunk: 16 }))[0], /chunk 16 .* 8 × 32 \(height × width\) MCU/);
+  assert.match((await mcuWarning({ subsampling: [[1, 4], [1, 1], [1, 1]], chunk: 16 }))[0], /32 × 8/);
+  assert.match((await mcuWarning({ subsampling: "4:2:0", chunk: 24 }))[0], /16 × 16/);
   // whole MCUs: no warning (8 is enough without subsampling)
   for (const [options, channels] of [
     [{ subsampling: [[2, 4], [1, 1], [1, 1]], chunk: 64 }, 3],
@@ -145,7 +149,7 @@ test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small lev
     [{ color: "rgb", chunk: 40 }, 3],
     [{ chunk: 24 }, 1],
   ]) {
-    assert.deepEqual(mcuWarning(options, channels), [], JSON.stringify(options));
+    assert.deepEqual(await mcuWarning(options, channels), [], JSON.stringify(options));
   }
   // A level smaller than a chunk gets a chunk of whole MCUs: 4:1:1 (MCU 8 × 32) on 20 × 20.
   const dir = out();
@@ -158,9 +162,10 @@ test("chunk sizes that are not whole MCUs (8·v_max × 8·h_max) warn; small lev
 
 test("color rgb warns that not every decoder reads rgb streams (the spec's caveat), in the API and the CLI", async () => {
   const rgbWarning = /color rgb .*not every JPEG decoder supports.*jpgjs.*Neuroglancer.*only when portability does not matter/;
-  assert.equal(resolveOptions({ color: "rgb" }, 3).warnings.filter((w) => rgbWarning.test(w)).length, 1);
-  assert.deepEqual(resolveOptions({ color: "ycbcr" }, 3).warnings, []);
-  assert.deepEqual(resolveOptions({}, 1).warnings, []);
+  const warningsOf = async (options, shape) => (await convert({ data: rgbImage(16, 16).subarray(0, shape.reduce((a, b) => a * b)), shape }, out(), options)).warnings;
+  assert.equal((await warningsOf({ color: "rgb" }, [16, 16, 3])).filter((w) => rgbWarning.test(w)).length, 1);
+  assert.deepEqual(await warningsOf({ color: "ycbcr" }, [16, 16, 3]), []);
+  assert.deepEqual(await warningsOf({}, [16, 16]), []);
   const input = path.join(tmp, "rgb-caveat.png");
   writePng(input, 16, 16, rgbImage(16, 16));
   const cli = path.join(root, "dist/cli.js");
@@ -176,44 +181,53 @@ test("color rgb warns that not every decoder reads rgb streams (the spec's cavea
 test("options are their own members only: inherited ones are ignored, a non-object is a named error", async () => {
   // an inherited quality or color is not an option (register() and configurations read own members too)
   const inherited = Object.create({ quality: 10, color: "rgb", bogus: 1 });
-  const plan = resolveOptions(inherited, 3);
-  assert.equal(plan.config.quality, 95);
-  assert.equal(plan.config.encoded_color_space, "ycbcr");
-  assert.equal(resolveOptions(Object.assign(Object.create({ quality: 10 }), { quality: 80 }), 3).config.quality, 80);
+  const sample = { data: rgbImage(16, 16), shape: [16, 16, 3] };
+  const plain = await convert(sample, out(), inherited);
+  assert.equal(plain.config.quality, 95);
+  assert.equal(plain.config.encoded_color_space, "ycbcr");
+  assert.equal((await convert(sample, out(), Object.assign(Object.create({ quality: 10 }), { quality: 80 }))).config.quality, 80);
   for (const bad of [null, 5, "quality=80"]) {
-    assert.throws(() => resolveOptions(bad, 3), (e) => e instanceof ConvertError && /options must be an object/.test(e.message), String(bad));
+    await assert.rejects(convert(sample, out(), bad), (e) => e instanceof ConvertError && /options must be an object/.test(e.message), String(bad));
   }
   await assert.rejects(convert({ data: new Uint8Array(16 * 16), height: 16, width: 16, channels: 1 }, "/tmp/never-written.zarr", null), (e) => e instanceof ConvertError && /options must be an object, got null/.test(e.message));
 });
 
-test("downsampling is 2×2 area averaging (rounded), edges average what exists", () => {
-  const img = { data: Uint8Array.from([0, 2, 10, 4, 6, 20, 100, 101, 255]), height: 3, width: 3, channels: 1 };
-  const d = downsample2x(img);
-  assert.deepEqual([d.height, d.width], [2, 2]);
-  assert.deepEqual([...d.data], [3, 15, 101, 255]); // (0+2+4+6)/4=3, (10+20)/2=15, (100+101)/2=100.5→101, 255
-});
+// Level n+1 is the rounded 2×2 mean of level n (edges average what exists), read back through
+// zarrita: at quality 100 without a colour transform JPEG moves a sample by at most 1 here.
+const roundedMeans = (data, height, width, channels) => {
+  const [h, w] = [Math.ceil(height / 2), Math.ceil(width / 2)];
+  const means = new Uint8Array(h * w * channels);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      for (let c = 0; c < channels; c++) {
+        const covered = [];
+        for (const yy of [2 * y, 2 * y + 1]) for (const xx of [2 * x, 2 * x + 1]) if (yy < height && xx < width) covered.push(data[(yy * width + xx) * channels + c]);
+        means[(y * w + x) * channels + c] = Math.floor(covered.reduce((p, q) => p + q, 0) / covered.length + 0.5);
+      }
+  return means;
+};
 
-test("downsampling matches the rounded 2×2 mean on every size parity and channel count", () => {
+test("downsampling is 2×2 area averaging (rounded), edges average what exists", async () => {
+  assert.deepEqual([...roundedMeans(Uint8Array.from([0, 2, 10, 4, 6, 20, 100, 101, 255]), 3, 3, 1)], [3, 15, 101, 255]);
   let seed = 7;
   const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
-  for (let height = 1; height <= 9; height++) {
-    for (let width = 1; width <= 9; width++) {
-      for (const channels of [1, 3]) {
-        const data = Uint8Array.from({ length: height * width * channels }, random);
-        const d = downsample2x({ data, height, width, channels });
-        assert.deepEqual([d.height, d.width], [Math.ceil(height / 2), Math.ceil(width / 2)]);
-        for (let y = 0; y < d.height; y++) {
-          for (let x = 0; x < d.width; x++) {
-            for (let c = 0; c < channels; c++) {
-              // the mean of the input samples the output sample covers, rounded half up
-              const covered = [];
-              for (const yy of [2 * y, 2 * y + 1]) for (const xx of [2 * x, 2 * x + 1]) if (yy < height && xx < width) covered.push(data[(yy * width + xx) * channels + c]);
-              const mean = covered.reduce((a, b) => a + b, 0) / covered.length;
-              assert.equal(d.data[(y * d.width + x) * channels + c], Math.floor(mean + 0.5), `${height}×${width}×${channels} at (${y}, ${x}, ${c})`);
-            }
-          }
-        }
-      }
+  for (const [height, width] of [[16, 16], [17, 16], [16, 17], [33, 31], [9, 9]]) {
+    for (const channels of [1, 3]) {
+      // smooth content (a ramp plus a little noise), which JPEG at quality 100 keeps within 1
+      const data = Uint8Array.from({ length: height * width * channels }, (_, i) => {
+        const x = Math.floor(i / channels) % width;
+        const y = Math.floor(i / channels / width);
+        return 40 + 3 * x + 2 * y + (random() & 3);
+      });
+      const dir = out();
+      await convert({ data, shape: channels === 3 ? [height, width, 3] : [height, width] }, dir,
+        { chunk: 8, levels: 2, quality: 100, ...(channels === 3 ? { color: "rgb", channelAxis: "last" } : {}) });
+      const level1 = await zarr.get(await openLevel(dir, 1));
+      const means = roundedMeans(data, height, width, channels);
+      assert.deepEqual(level1.shape.slice(0, 2), [Math.ceil(height / 2), Math.ceil(width / 2)]);
+      let worst = 0;
+      for (let i = 0; i < means.length; i++) worst = Math.max(worst, Math.abs(level1.data[i] - means[i]));
+      assert.ok(worst <= 1, `${height}×${width}×${channels}: level 1 is ${worst} from the rounded means`);
     }
   }
 });
@@ -296,7 +310,17 @@ test("sharded output (sharding_indexed, index at end, bytes+crc32c) is read by z
   assert.ok(fs.existsSync(path.join(sharded, "0", "c", "0", "1", "2")));
 });
 
-test("crc32c matches the Castagnoli check value", () => {
+// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bit by bit: the reference for the shard index check.
+function crc32c(bytes) {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+test("crc32c (the reference here) matches the Castagnoli check value", () => {
   assert.equal(crc32c(new TextEncoder().encode("123456789")), 0xe3069283);
 });
 
@@ -386,8 +410,10 @@ function maxAbsDiff(a, b) {
 
 // JPEG input goes through this package's decoder, which reads the stored colour space from
 // the markers: an RGB JPEG (cjpeg -rgb: Adobe transform 0, ids R,G,B) must not get the
-// inverse YCbCr transform (jpeg-js applied it: max difference 255). Compared with djpeg
-// (max 4: zune-jpeg's chroma upsampling rounds differently from libjpeg-turbo's).
+// inverse YCbCr transform (jpeg-js applied it: max difference 255). Level 0, stored at
+// quality 100 without a colour transform, is compared with djpeg's decode of the input (up
+// to 4 from zune-jpeg's chroma upsampling, which rounds otherwise than libjpeg-turbo's, and
+// the re-encode's own).
 test("JPEG input from cjpeg (RGB, grayscale, 4:2:0, 4:1:1, progressive) reads as djpeg decodes it", async () => {
   const [h, w] = [40, 56];
   const rgb = rgbImage(h, w);
@@ -406,34 +432,37 @@ test("JPEG input from cjpeg (RGB, grayscale, 4:2:0, 4:1:1, progressive) reads as
   for (const [name, channels, args] of cases) {
     const input = name === "gray-input" ? grayImage(h, w) : rgb;
     const file = cjpegFile(name, input, h, w, name === "gray-input" ? 1 : 3, args);
-    const image = await readImageFile(file);
-    assert.deepEqual([image.height, image.width, image.channels, image.format], [h, w, channels, "jpeg"], name);
-    const diff = maxAbsDiff(image.data, djpegSamples(file));
-    assert.ok(diff <= 4, `${name}: |ours - djpeg| up to ${diff}`);
+    const dir = out();
+    const options = { chunk: 16, quality: 100, levels: 1, ...(channels === 3 ? { color: "rgb", channelAxis: "last" } : {}) };
+    const s = await convert(file, dir, options);
+    assert.deepEqual(s.inputShape, channels === 3 ? [h, w, 3] : [h, w], name);
+    assert.equal(s.streamed, !/progressive/.test(name), `${name}: streamed`);
+    const stored = await zarr.get(await openLevel(dir, 0));
+    const diff = maxAbsDiff(stored.data, djpegSamples(file));
+    assert.ok(diff <= 8, `${name}: level 0 vs djpeg up to ${diff}`);
   }
-  // Through the converter: level 0 of an RGB JPEG stored as rgb keeps djpeg's samples.
-  const file = cjpegFile("rgb-convert", rgb, h, w, 3, ["-quality", "95", "-rgb"]);
-  const dir = out();
-  const s = await convert(file, dir, { chunk: 16, color: "rgb", quality: 100, channelAxis: "last", levels: 1 });
-  assert.deepEqual(s.inputShape, [h, w, 3]);
-  const stored = await zarr.get(await openLevel(dir, 0));
-  const diff = maxAbsDiff(stored.data, djpegSamples(file));
-  assert.ok(diff <= 8, `stored vs djpeg: up to ${diff}`);
 });
 
 test("JPEG input the decoder cannot honour is refused by name (CMYK, 12-bit, arithmetic, YCCK, lossless)", async () => {
   const fixture = (f) => path.join(root, "tests/fixtures", f);
-  await assert.rejects(readImageFile(fixture("reject_cmyk_q90_pil_61x47.jpg")), (e) => e instanceof ImageInputError && /4 colour components/.test(e.message));
-  await assert.rejects(readImageFile(fixture("reject_arithmetic_ycc420_cjpeg_61x47.jpg")), (e) => e instanceof ImageInputError && /arithmetic coding/.test(e.message));
-  await assert.rejects(readImageFile(fixture("reject_lossless_gray_libjpegtools_61x47.jpg")), (e) => e instanceof ImageInputError && /lossless/.test(e.message));
-  const twelve = Uint8Array.from([0xff, 0xd8, 0xff, 0xc1, 0, 11, 12, 0, 8, 0, 8, 1, 1, 0x11, 0, 0xff, 0xd9]);
-  await assert.rejects(decodeImage(twelve, "deep.jpg"), (e) => e instanceof ImageInputError && /12-bit JPEG/.test(e.message));
+  const refused = async (file, pattern) => {
+    const dir = out();
+    await assert.rejects(convert(file, dir), (e) => e instanceof ConvertError && e.kind === "InvalidInput" && e.message.includes(file) && pattern.test(e.message), file);
+    assert.equal(fs.existsSync(dir), false);
+  };
+  await refused(fixture("reject_cmyk_q90_pil_61x47.jpg"), /4 colour components/);
+  await refused(fixture("reject_arithmetic_ycc420_cjpeg_61x47.jpg"), /arithmetic coding/);
+  await refused(fixture("reject_lossless_gray_libjpegtools_61x47.jpg"), /lossless/);
+  const deep = path.join(tmp, "deep.jpg");
+  fs.writeFileSync(deep, Uint8Array.from([0xff, 0xd8, 0xff, 0xc1, 0, 11, 12, 0, 8, 0, 8, 1, 1, 0x11, 0, 0xff, 0xd9]));
+  await refused(deep, /12-bit JPEG/);
   // A 3-component stream whose Adobe marker says YCCK (transform 2): rejected, not guessed.
   const ycc = fs.readFileSync(cjpegFile("ycck", rgbImage(16, 16), 16, 16, 3, ["-quality", "90"]));
   const adobe2 = Uint8Array.from([0xff, 0xee, 0, 14, ...Buffer.from("Adobe"), 0, 100, 0, 0, 0, 0, 2]);
   const jfifEnd = 4 + ((ycc[4] << 8) | ycc[5]); // SOI, then cjpeg's JFIF APP0
-  const stream = new Uint8Array([...ycc.subarray(0, 2), ...adobe2, ...ycc.subarray(jfifEnd)]);
-  await assert.rejects(decodeImage(stream, "ycck.jpg"), (e) => e instanceof ImageInputError && /transform 2 \(YCCK\)/.test(e.message));
+  const ycck = path.join(tmp, "ycck.jpg");
+  fs.writeFileSync(ycck, new Uint8Array([...ycc.subarray(0, 2), ...adobe2, ...ycc.subarray(jfifEnd)]));
+  await refused(ycck, /transform 2 \(YCCK\)/);
 });
 
 test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated PNG, CMYK JPEG, missing output parent — with clear messages and no store", async () => {

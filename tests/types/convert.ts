@@ -1,5 +1,5 @@
 // The converter's declarations (js/convert.d.ts): `import { convert } from "zarr-jpeg/convert"`.
-import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS, levelCount, imageFromArray, downsample2x, crc32c, resolveOptions } from "../../dist/convert.js";
+import { convert, formatSummary, ConvertError, SUBSAMPLING, DEFAULTS } from "../../dist/convert.js";
 import type { ConvertOptions, ConvertSummary, ConvertProgress } from "../../dist/convert.js";
 
 export async function convertFile(): Promise<string> {
@@ -28,10 +28,6 @@ export async function convertArray(): Promise<void> {
   await convert("image.png", "out.zarr", { color: "RGB" });
   // @ts-expect-error: unknown option
   await convert("image.png", "out.zarr", { qualty: 90 });
-  const n: number = levelCount(4096, 4096, DEFAULTS.chunk);
-  const image = imageFromArray(new Uint8Array(16), [4, 4]);
-  const half = downsample2x(image);
-  const crc: number = crc32c(half.data);
-  const plan = resolveOptions({ quality: 95 }, 3);
-  void n, crc, plan.config.decoded_color_space;
+  const summary = await convert({ data: new Uint8Array(16), shape: [4, 4] }, "small.zarr", { chunk: DEFAULTS.chunk, workers: 2 });
+  void summary.config.decoded_color_space, summary.workers;
 }
