@@ -20,7 +20,7 @@ TIFF, BigTIFF, OME-TIFF and SVS whose first page has 8-bit JPEG tiles: each
 level-0 chunk IS its tile's JPEG data (tables spliced in, colour markers set
 from the Photometric tag; not re-encoded), chunk shape = tile shape; the
 quality recorded is an estimate from the tiles' tables; levels 1+ are
-re-encoded (--quality, default the estimate). Read a row of tiles at a time.
+re-encoded (--quality, or --level-psnr's rule by default). Read a row of tiles at a time.
 --color, --subsampling and --chunk do not apply. Levels of more than 1,024
 chunks are stored in shards of 16 × 16 chunks (--shard 0: none). TIFF pages
 that are uncompressed, LZW, Deflate or PackBits (8-bit, 1 or 3 samples, tiles
@@ -56,6 +56,10 @@ options:
   --rescale R        16-bit TIFF or PNG input: auto (the image's own min–max) or MIN:MAX,
                      mapped linearly to 0–255 (recorded in the omero channels as
                      rescaled_from); without it 16-bit input is refused
+  --level-psnr DB    JPEG-tiled TIFF input: each level 1+ at the lowest quality, from
+                     the tiles' own up, at which a sample of it is at least DB dB
+                     from its exact 2×2 averages (default 30; 0: the tiles' quality
+                     for all; --quality sets them instead)
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
                      per core but one, up to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
@@ -80,6 +84,7 @@ const VALUE_OPTIONS = {
   "--quant-table": ["quantTable", "string"],
   "--workers": ["workers", "int"],
   "--rescale": ["rescale", "string"],
+  "--level-psnr": ["levelPsnr", "number"],
 };
 const FLAGS = {
   "--overwrite": "overwrite",

@@ -72,6 +72,13 @@ export interface ConvertOptions {
   workers?: number;
   /** 16-bit TIFF input only: "auto" (the image's own min–max) or "MIN:MAX", mapped linearly to 0–255; without it 16-bit input is refused. */
   rescale?: "auto" | string | { min: number; max: number } | null;
+  /**
+   * A TIFF of JPEG tiles: each level 1+ is re-encoded at the lowest quality, from the tiles'
+   * own up, at which a sample of it is at least this many dB (PSNR) from its exact 2×2
+   * averages (default 30; 0: the tiles' quality for all). Refused with `quality`, which sets
+   * them instead, and for other input.
+   */
+  levelPsnr?: number;
   /** Replace `output` if it is a Zarr store or an empty directory that does not hold the input. */
   overwrite?: boolean;
   onProgress?: (event: ConvertProgress) => void;
@@ -119,8 +126,12 @@ export interface ConvertSummary {
   tiles?: { copied: number; reencoded: number; empty: number };
   /** TIFF input: `config.quality` is the IJG quality nearest the tiles' quantisation tables (an estimate). */
   qualityEstimated?: boolean;
-  /** TIFF input: the configuration of levels 1+ (level 0's is `config`). */
+  /** TIFF input: the configuration of levels 1+ (level 0's is `config`), at level 1's quality. */
   levelConfig?: NormalizedJpegCodecConfiguration;
+  /** TIFF input: the quality of each level 1+. */
+  levelQualities?: number[];
+  /** TIFF input: the PSNR target the qualities were chosen for (null: `quality`, or the tiles', for all). */
+  levelPsnr?: number | null;
   /** 16-bit input: the window mapped to 0–255. */
   rescale?: { min: number; max: number };
   /** The input was read a band of rows at a time (PNG, baseline and extended sequential JPEG, TIFF pages that are not JPEG); false for a JPEG decoded whole (progressive). */

@@ -30,6 +30,7 @@ OPTION_NAMES = {
     "workers": "workers",
     "overwrite": "overwrite",
     "rescale": "rescale",
+    "level_psnr": "levelPsnr",
 }
 
 
@@ -120,7 +121,7 @@ def convert(
     on_warning: Callable[[str], None] | None = None,
     **options: Any,
 ) -> Summary:
-    """Converts the image file ``src`` (PNG or JPEG) into a JPEG-compressed OME-Zarr 0.5 store
+    """Converts the image file ``src`` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into a JPEG-compressed OME-Zarr 0.5 store
     at ``dst``, a directory that must not exist (unless ``overwrite=True`` and it is a Zarr
     store or empty). The store appears whole or not at all.
 
@@ -128,8 +129,9 @@ def convert(
     (``"ycbcr"``/``"rgb"``/``"grayscale"``), ``subsampling`` (``"4:2:0"``), ``chunk`` (256),
     ``shard``, ``levels``, ``channel_axis`` (``"first"``), ``name``, ``pixel_size``, ``unit``,
     ``restart_intervals``, ``trellis``, ``quant_table``, ``rescale`` (``"auto"`` or
-    ``"MIN:MAX"``, 16-bit input), ``workers`` (encode threads; default one per core up to 8),
-    ``overwrite``. The npm names (``channelAxis``, …) work too.
+    ``"MIN:MAX"``, 16-bit input), ``level_psnr`` (a JPEG-tiled TIFF's levels 1+: the PSNR
+    target their quality is chosen for, default 30 dB; 0 keeps the tiles' quality),
+    ``workers`` (encode threads; default one per core up to 8), ``overwrite``. The npm names (``channelAxis``, …) work too.
 
     ``progress``: None (a bar on stderr when it is a terminal, else silent), False (silent),
     True (the bar), or a callable given each event. ``on_warning``: called with each warning

@@ -39,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--trellis", action="store_true", default=None, help="rate-distortion-optimised quantisation")
     p.add_argument("--quant-table", dest="quant_table", help="annex-k (default) | flat | ms-ssim | ...")
     p.add_argument("--rescale", help="16-bit input: auto or MIN:MAX, mapped to 0-255")
+    p.add_argument("--level-psnr", dest="level_psnr", type=float,
+                   help="JPEG-tiled TIFF: levels 1+ at the lowest quality keeping a sample >= DB dB (default 30; 0: the tiles' quality)")
     p.add_argument("--workers", type=int, default=default_workers(), help="encode threads (default %(default)s)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace <out.zarr> if it is a Zarr store")
     p.add_argument("--quiet", action="store_true", help="no progress or summary")

@@ -72,6 +72,8 @@ pub fn encode_job(config: &JpegConfig, options: &EncodeOptions, job: &EncodeJob)
 
 pub struct ChunkEncoder<'e> {
     pub config: JpegConfig,
+    /// a configuration per level where they differ (a TIFF's levels 1+); empty: `config` for all
+    pub level_configs: Vec<JpegConfig>,
     pub options: EncodeOptions,
     /// samples per pixel of a tile's samples
     pub channels: usize,
@@ -122,8 +124,12 @@ impl ChunkEncoder<'_> {
         self.encoders.workers()
     }
 
-    /// Encodes `tiles` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
-    pub fn encode_all(&self, tiles: &[Tile], (ch, cw): (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
+    fn config(&self, level: usize) -> &JpegConfig {
+        self.level_configs.get(level).unwrap_or(&self.config)
+    }
+
+    /// Encodes `tiles` of `level` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
+    pub fn encode_all(&self, level: usize, tiles: &[Tile], (ch, cw): (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
         let (ch, cw) = (u64::from(ch), u64::from(cw));
         // a c axis of grayscale planes: one image per plane, cut out here
         let planes: Vec<Vec<u8>> = match self.planes {
@@ -138,7 +144,7 @@ impl ChunkEncoder<'_> {
         };
         let jobs: Vec<EncodeJob> =
             images.into_iter().map(|samples| EncodeJob { samples, shape: shape.clone(), decode_again: measure }).collect();
-        let mut done = self.encoders.encode(&self.config, &self.options, &jobs)?.into_iter();
+        let mut done = self.encoders.encode(self.config(level), &self.options, &jobs)?.into_iter();
         if done.len() != jobs.len() {
             return Err(ConvertError::input(format!("cannot encode a chunk: {} streams came back for {} chunks", done.len(), jobs.len())));
         }

@@ -226,6 +226,7 @@ impl<'a> Conversion<'a> {
         let channels = self.channels;
         let encoder = ChunkEncoder {
             config: self.plan.config.clone(),
+            level_configs: Vec::new(),
             options: self.plan.encode_options,
             channels,
             planes: self.plan.planes,

@@ -22,10 +22,10 @@ pub const SUBSAMPLING: [(&str, [[u8; 2]; 3]); 4] = [
     ("4:2:0", [[2, 2], [1, 1], [1, 1]]),
 ];
 
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 17] = [
     "quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite",
-    "rescale",
+    "rescale", "levelPsnr",
 ];
 
 /// The options as given: an object of known members (null members are absent).
@@ -209,6 +209,12 @@ impl ConvertOptions {
     /// The plan for an input of `channels` samples per pixel (1 or 3) in chunks of
     /// `components` (1 when the channels become a c axis of grayscale planes).
     pub fn resolve(&self, channels: usize) -> Result<Plan> {
+        if self.get("levelPsnr").is_some() {
+            return Err(ConvertError::argument(
+                "levelPsnr applies to a TIFF of JPEG tiles, whose levels 1+ are re-encoded from the copied tiles; \
+                 other input encodes every level at quality",
+            ));
+        }
         let quality = match self.get("quality") {
             None => f64::from(DEFAULT_QUALITY),
             Some(v) => match is_int(v) {

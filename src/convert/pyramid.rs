@@ -287,7 +287,7 @@ impl<'a> RowPyramid<'a> {
                     }
                 })
                 .collect();
-            let encoded = self.cx.encoder.encode_all(&tiles, grid.chunk, l == 0)?;
+            let encoded = self.cx.encoder.encode_all(l, &tiles, grid.chunk, l == 0)?;
             drop(tiles);
             for (i, e) in encoded.into_iter().enumerate() {
                 let cx = cx0 + i as u32;

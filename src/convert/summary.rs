@@ -2,7 +2,7 @@
 //! people (a few lines of text): levels, bytes, compression ratios, level 0's PSNR.
 
 use super::levels::Pyramid;
-use super::metadata;
+use super::{json, metadata};
 use super::options::{subsampling_name, Plan};
 use super::pyramid::LevelTotals;
 use super::source::ImageInfo;
@@ -27,8 +27,12 @@ pub struct TileCounts {
     pub copied: u64,
     pub reencoded: u64,
     pub empty: u64,
-    /// the configuration of levels 1+ (level 0's is the tiles')
+    /// the configuration of levels 1+ (level 0's is the tiles'), at level 1's quality
     pub level_config: crate::JpegConfig,
+    /// each level 1+'s quality
+    pub level_qualities: Vec<u8>,
+    /// the PSNR target they were chosen for (None: the tiles' quality, or `quality`, for all)
+    pub level_psnr: Option<f64>,
     /// level 0's quality was estimated from IJG-like tables (false: a guess)
     pub quality_estimated: bool,
     /// the pixel size (µm) and where it came from
@@ -220,6 +224,8 @@ impl Summary {
             out.push(member("source", self.source.clone().unwrap_or(V::Null)));
             out.push(take(&mut rest, "config"));
             out.push(member("levelConfig", t.level_config.to_value()));
+            out.push(member("levelQualities", V::Array(t.level_qualities.iter().map(|&q| num(f64::from(q))).collect())));
+            out.push(member("levelPsnr", t.level_psnr.map_or(V::Null, num)));
             out.push(member("qualityEstimated", V::Bool(t.quality_estimated)));
             for name in ["encodeOptions", "channelAxis", "levels"] {
                 out.push(take(&mut rest, name));
@@ -321,7 +327,17 @@ impl Summary {
             if self.levels.len() > 1 {
                 let u = &t.level_config;
                 let sampling = subsampling_name(u).map_or(String::new(), |n| format!(" {n}"));
-                lines.push(format!("  levels 1+: re-encoded at quality {}, {}{sampling}", u.quality, u.encoded_color_space.name()));
+                let qualities: Vec<String> = t.level_qualities.iter().map(u8::to_string).collect();
+                let chosen = match t.level_psnr {
+                    Some(db) => format!(
+                        " (each the lowest from the tiles' {} up at which a sample of the level is ≥ {} dB from its exact averages)",
+                        c.quality,
+                        json::compact(&V::Number(db))
+                    ),
+                    None => String::new(),
+                };
+                let qualities = if qualities.iter().all(|q| *q == qualities[0]) { qualities[0].clone() } else { qualities.join(", ") };
+                lines.push(format!("  levels 1+: re-encoded at quality {qualities}{chosen}, {}{sampling}", u.encoded_color_space.name()));
             }
             return lines.join("\n");
         }

@@ -294,6 +294,10 @@ for (const [file, what, options] of [
       assert.ok(diff <= bound, `level ${l}'s 2×2 means differ from those of tifffile's decode by ${diff} (level 0: ${bound})`);
       const meta = readJson(store, String(l), "zarr.json");
       assert.deepEqual(meta.shape.slice(0, 2), [level.height, level.width]);
+      // each level's own configuration (levels 1+ may differ in quality: levelQualities)
+      const codecs = meta.codecs[0].name === "sharding_indexed" ? meta.codecs[0].configuration.codecs : meta.codecs;
+      const levelJpeg = codecs.find((c) => c.name === "jpeg").configuration;
+      assert.equal(levelJpeg.quality, summary.levelQualities[l - 1], `level ${l}'s quality`);
       const [ch, cw] = summary.levels[l].chunkShape;
       const shape = C === 3 ? [ch, cw, 3] : [ch, cw];
       for (let cy = 0; cy * ch < level.height; cy++) {
@@ -307,7 +311,7 @@ for (const [file, what, options] of [
               for (let c = 0; c < C; c++) samples[(y * cw + x) * C + c] = level.data[(sy * level.width + sx) * C + c];
             }
           }
-          const want = encode(summary.levelConfig, samples, shape, summary.encodeOptions);
+          const want = encode(levelJpeg, samples, shape, summary.encodeOptions);
           const got = chunkBytes(store, l, meta, cy, cx, C);
           assert.ok(got && Buffer.from(want).equals(got), `level ${l} chunk (${cy}, ${cx})`);
         }

@@ -257,3 +257,61 @@ def test_refusals_are_the_npm_clis(tiffs: Path, tmp: Path, name: str, args: list
     assert js.returncode == 1, js.stderr
     assert py.stderr.replace("py.zarr", "js.zarr") == js.stderr
     assert list(tmp.iterdir()) == [], "nothing at the destination, no temporary directory"
+
+
+def exact_level(level0: np.ndarray, level: int) -> np.ndarray:
+    """Level `level` made without loss from level 0: rounded 2×2 means, level by level (edges: of what exists)."""
+    a = level0.astype(np.float64)
+    for _ in range(level):
+        h, w = a.shape[:2]
+        total = np.zeros((h + h % 2, w + w % 2) + a.shape[2:])
+        count = np.zeros((h + h % 2, w + w % 2) + (1,) * (a.ndim - 2))
+        total[:h, :w], count[:h, :w] = a, 1
+        s = total.reshape(total.shape[0] // 2, 2, total.shape[1] // 2, 2, *a.shape[2:]).sum(axis=(1, 3))
+        n = count.reshape(count.shape[0] // 2, 2, count.shape[1] // 2, 2, *count.shape[2:]).sum(axis=(1, 3))
+        a = np.floor(s / n + 0.5)
+    return a
+
+
+def test_levels_above_copied_tiles_keep_30_db_by_default(tmp: Path) -> None:
+    """A detailed slide copied at Q30 (libvips' tiles): re-encoded at Q30, its derived levels
+    would be < 30 dB from the exact averages of level 0 as libjpeg-turbo decodes it
+    (tifffile); by default each gets the lowest quality keeping ≥ 30 dB; level_psnr=0 keeps
+    the tiles' quality; quality sets them all."""
+    if not shutil.which("vips"):
+        pytest.skip("needs libvips")
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    subprocess.run(["vips", "replicate", str(samples / "ihc.png"), str(tmp / "big.v"), "4", "4"], check=True)
+    subprocess.run(["vips", "tiffsave", str(tmp / "big.v"), str(tmp / "q30.tif"), "--compression", "jpeg", "--Q", "30",
+                    "--tile", "--tile-width", "256", "--tile-height", "256"], check=True)
+    level0 = tifffile.imread(tmp / "q30.tif")
+
+    def level_psnrs(store: Path) -> list[float]:
+        group = zarr.open_group(store, mode="r")
+        paths = [d["path"] for d in group.attrs["ome"]["multiscales"][0]["datasets"]]
+        return [psnr(np.moveaxis(group[p][:], 0, -1), exact_level(level0, k)) for k, p in enumerate(paths) if k > 0]
+
+    summary = zarr_jpeg.convert(tmp / "q30.tif", tmp / "default.zarr", progress=False)
+    assert summary["config"]["quality"] == 30 and summary["levelPsnr"] == 30
+    qualities = summary["levelQualities"]
+    assert len(qualities) == len(summary["levels"]) - 1 and all(q > 30 for q in qualities), qualities
+    assert summary["levelConfig"]["quality"] == qualities[0]
+    group = zarr.open_group(tmp / "default.zarr", mode="r")
+    for k, q in enumerate(qualities, start=1):
+        assert group[str(k)].metadata.codecs[-1].to_dict()["configuration"]["quality"] == q
+    # (the qualities are chosen on a sample of 48 tiles; over the whole level they keep ~30 dB)
+    assert min(level_psnrs(tmp / "default.zarr")) >= 29.8, level_psnrs(tmp / "default.zarr")
+    assert "≥ 30 dB from its exact averages" in str(summary)
+
+    kept = zarr_jpeg.convert(tmp / "q30.tif", tmp / "kept.zarr", level_psnr=0, progress=False)
+    assert kept["levelQualities"] == [30] * len(qualities) and kept["levelPsnr"] is None
+    assert max(level_psnrs(tmp / "kept.zarr")) < 29, "re-encoded at the tiles' Q30, the derived levels are worse"
+    assert kept["levels"][0]["encodedBytes"] == summary["levels"][0]["encodedBytes"], "level 0: the same tiles"
+
+    fixed = zarr_jpeg.convert(tmp / "q30.tif", tmp / "fixed.zarr", quality=90, progress=False)
+    assert fixed["levelQualities"] == [90] * len(qualities)
+    with pytest.raises(zarr_jpeg.ConvertError, match="quality and levelPsnr both set") as refused:
+        zarr_jpeg.convert(tmp / "q30.tif", tmp / "both.zarr", quality=90, level_psnr=35, progress=False)
+    assert refused.value.kind == "InvalidArgument" and not (tmp / "both.zarr").exists()
+    with pytest.raises(zarr_jpeg.ConvertError, match="levelPsnr applies to a TIFF of JPEG tiles"):
+        zarr_jpeg.convert(samples / "ihc.png", tmp / "png.zarr", level_psnr=35, progress=False)

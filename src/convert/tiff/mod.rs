@@ -5,6 +5,7 @@
 mod decode;
 mod ifd;
 mod image;
+mod level_quality;
 mod rows;
 mod tiles;
 

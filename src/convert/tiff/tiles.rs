@@ -17,6 +17,7 @@ use super::super::summary::{self, TileCounts};
 use super::super::{json, metadata, Events, Summary};
 use super::ifd::{Page, TileGrid, Tiff};
 use super::image::{check_uint8, pixel_size_from_description, PixelSize};
+use super::level_quality::{level_qualities, with_quality, SAMPLE_TILES};
 use crate::decode::StoredColorSpace;
 use crate::inspect::{inspect_stream, StreamInfo};
 use crate::{ConfigValue as V, JpegConfig};
@@ -24,6 +25,8 @@ use crate::{ConfigValue as V, JpegConfig};
 /// The largest tile: 65535 per side (a JPEG's), 2^26 pixels.
 const MAX_JPEG_SIDE: u64 = 65535;
 const MAX_TILE_PIXELS: u64 = 1 << 26;
+/// The PSNR levels 1+ are kept at by default (dB, against their exact averages).
+const DEFAULT_LEVEL_PSNR: f64 = 30.0;
 /// The default shard rule: a level of more than this many chunks is stored in shards of
 /// SHARD_CHUNKS² chunks.
 const AUTO_SHARD_ABOVE: u64 = 1024;
@@ -64,6 +67,8 @@ pub struct Tiles {
     tc: usize,
     planes: usize,
     pixel: Option<PixelSize>,
+    /// the PSNR target levels 1+ are chosen for (None: `quality`, or the tiles', for all)
+    level_psnr: Option<f64>,
     pub info: ImageInfo,
     pub plan: Plan,
     pub pyramid: Pyramid,
@@ -93,6 +98,23 @@ impl<'a> TileJob<'a> {
             Some(Ok(q)) if (1.0..=100.0).contains(&q) => Some(q as u8),
             Some(Ok(q)) => return Err(quality_error(&json::compact(&V::Number(q)))),
             Some(Err(v)) => return Err(quality_error(&v)),
+        };
+        let level_psnr = match (options.get("levelPsnr"), quality) {
+            (None, Some(_)) => None,
+            (None, None) => Some(DEFAULT_LEVEL_PSNR),
+            (Some(V::Number(db)), None) if *db == 0.0 => None,
+            (Some(V::Number(db)), None) if (1.0..=99.0).contains(db) => Some(*db),
+            (Some(_), Some(_)) => {
+                return Err(ConvertError::argument(
+                    "quality and levelPsnr both set the quality of levels 1+ of a TIFF of JPEG tiles: give one",
+                ))
+            }
+            (Some(v), None) => {
+                return Err(ConvertError::argument(format!(
+                    "levelPsnr must be a number of dB from 1 to 99, or 0 for the tiles' own quality, got {}",
+                    json::compact(v)
+                )))
+            }
         };
         let shard = match int_option(options, "shard") {
             None => None,
@@ -279,7 +301,21 @@ impl<'a> TileJob<'a> {
             pixel_size: pixel.map(|p| p.x),
             summary: Some(super::source_summary(&tiff, &page, pixel)),
         };
-        let tiles = Tiles { file: file.clone(), page, grid, declared: color, frame, config0, tc, planes, pixel, info, plan, pyramid: Pyramid { shapes, grids } };
+        let tiles = Tiles {
+            file: file.clone(),
+            page,
+            grid,
+            declared: color,
+            frame,
+            config0,
+            tc,
+            planes,
+            pixel,
+            level_psnr,
+            info,
+            plan,
+            pyramid: Pyramid { shapes, grids },
+        };
         Ok(TileJob { tiff, tiles })
     }
 }
@@ -355,6 +391,39 @@ impl Tiles {
 }
 
 impl TileJob<'_> {
+    /// Each level's configuration: level 0's (the tiles'), then levels 1+ at `quality`, the
+    /// tiles' own, or the lowest meeting the PSNR target on a sample of tiles (level_quality.rs).
+    fn level_configs(&self) -> Result<Vec<JpegConfig>> {
+        let levels = self.pyramid.shapes.len();
+        let mut configs = vec![self.config0.clone()];
+        let Some(target) = self.level_psnr.filter(|_| levels > 1) else {
+            configs.resize(levels, self.plan.config.clone());
+            return Ok(configs);
+        };
+        // tiles inside the image (an edge tile's padding is not image), spread over the page and its planes
+        let (th, tw) = (self.page.tile_height, self.page.tile_width);
+        let (rows, columns) = (self.grid.rows, self.grid.columns);
+        let inside_rows = if rows * th > self.page.height { rows - 1 } else { rows }.max(1);
+        let inside_columns = if columns * tw > self.page.width { columns - 1 } else { columns }.max(1);
+        let inside = inside_rows * inside_columns;
+        let picks = (inside * self.planes as u64).min(SAMPLE_TILES as u64);
+        let mut sample = Vec::with_capacity(picks as usize);
+        for k in 0..picks {
+            let at = k * inside * self.planes as u64 / picks;
+            let (plane, at) = (at / inside, at % inside);
+            let i = plane * rows * columns + (at / inside_columns) * columns + at % inside_columns;
+            if let Some(samples) = self.tiles.one(i, self.read(i)?)?.samples {
+                sample.push(samples);
+            }
+        }
+        let start = self.plan.config.quality;
+        let qualities = level_qualities(&sample, (th as usize, tw as usize), self.tc, &self.plan.config, start, target, levels - 1);
+        for q in qualities {
+            configs.push(with_quality(&self.plan.config, q).ok_or_else(|| ConvertError::input("cannot set a level's quality"))?);
+        }
+        Ok(configs)
+    }
+
     /// Tile `i`'s complete stream (read on the calling thread: the input need not be shared).
     fn read(&self, i: u64) -> Result<Option<Vec<u8>>> {
         if self.page.byte_counts[i as usize] == 0 {
@@ -373,8 +442,10 @@ impl TileJob<'_> {
         let planes = self.planes;
         let c = self.tc * planes;
         let plane_tiles = self.grid.rows * self.grid.columns;
+        let level_configs = self.level_configs()?;
         let encoder = ChunkEncoder {
             config: self.plan.config.clone(),
+            level_configs: level_configs.clone(),
             options: self.plan.encode_options,
             channels: c,
             planes,
@@ -477,7 +548,9 @@ impl TileJob<'_> {
         let mut plan0 = plan.clone();
         plan0.config = self.config0.clone();
         for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
-            let mut meta = metadata::level_array(if l == 0 { &plan0 } else { plan }, *shape, grid);
+            let mut level_plan = plan.clone();
+            level_plan.config = level_configs[l].clone();
+            let mut meta = metadata::level_array(&level_plan, *shape, grid);
             if l == 0 {
                 let source = self.tiff.file.rsplit(['/', '\\']).next().unwrap_or(&self.tiff.file).to_string();
                 let chunks = reencoded.iter().map(|(k, _)| V::Array(k.iter().map(|&v| V::Number(v.into())).collect())).collect();
@@ -530,7 +603,9 @@ impl TileJob<'_> {
             copied,
             reencoded: reencoded.len() as u64,
             empty,
-            level_config: plan.config.clone(),
+            level_config: level_configs.get(1).unwrap_or(&plan.config).clone(),
+            level_qualities: level_configs[1..].iter().map(|c| c.quality).collect(),
+            level_psnr: self.level_psnr,
             quality_estimated: self.frame.quality.is_some(),
             pixel: self.pixel.map(|p| (p.x, p.source)),
         });
