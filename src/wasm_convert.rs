@@ -8,14 +8,19 @@
 //!   { quality: 90, shard: 4096 },                            // the CLI's options
 //!   { write(key, bytes), append(key, bytes), close(key), clear() },  // the store
 //!   { warning(message), progress(event) },                   // may be {} (nothing called)
-//!   { workers, encode(config, options, jobs) → results },    // optional: who encodes
+//!   { workers, encode(config, options, jobs), decode?(config, jobs),   // optional: who encodes
+//!     start?(config, options, jobs) → id, startDecode?(config, jobs) → id, finish?(id) → results },
 //! );
 //! ```
 //! Without the last argument the chunks are encoded on the calling thread. With it, each
 //! batch of chunk images goes to `encode`: `config` the codec configuration, `options`
 //! encode()'s, `jobs` `[{ samples, shape, decode }]`; it returns, in order, `[{ stream,
 //! decoded? }]` (`decoded`: the stream decoded again, where `decode` asked) or `[{ error }]`
-//! for a chunk that could not be encoded (a message).
+//! for a chunk that could not be encoded (a message). `decode`, if given, decodes a batch of
+//! a TIFF's tiles: `jobs` `[{ stream, shape }]` → `[{ samples }]` or `[{ error }]`. `start`
+//! and `finish`, if given, split `encode` in two: `start` hands the jobs over and returns a
+//! batch number at once, and the conversion reads on until it needs them from `finish(id)`;
+//! `startDecode` does the same for `decode`.
 //! ```js
 //! ```
 //! A JavaScript exception thrown by any of these callbacks stops the conversion and is
@@ -31,8 +36,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::convert::{
-    self, Conversion, ConvertError, ConvertOptions, EncodeJob, EncodedJob, Encoders, Events, Progress, ReadAt, SamplesSource,
-    StoreWriter, Summary,
+    self, Batch, Conversion, ConvertError, ConvertOptions, DecodeBatch, DecodeJob, Decoded, EncodeJob, EncodedJob, Encoders,
+    Events, Progress, ReadAt, SamplesSource, StoreWriter, Summary,
 };
 use crate::{EncodeOptions, JpegConfig};
 use crate::js_value::{from_config_value, to_config_value};
@@ -175,6 +180,12 @@ impl Events for JsEvents<'_> {
 struct JsEncoders<'t> {
     workers: usize,
     encode: Function,
+    decode: Option<Function>,
+    start: Option<Function>,
+    start_decode: Option<Function>,
+    finish: Option<Function>,
+    /// batches started and not finished: their number, and which jobs are decoded again
+    started: RefCell<Vec<(u64, Vec<bool>)>>,
     thrown: &'t Thrown,
 }
 
@@ -192,43 +203,166 @@ impl Encoders for JsEncoders<'_> {
     }
 
     fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> convert::Result<Vec<EncodedJob>> {
-        let list = js_sys::Array::new();
-        for job in jobs {
-            let item = js_sys::Object::new();
-            set(&item, "samples", Uint8Array::from(job.samples).into());
-            let shape: js_sys::Array = job.shape.iter().map(|&d| JsValue::from_f64(d as f64)).collect();
-            set(&item, "shape", shape.into());
-            set(&item, "decode", JsValue::from_bool(job.decode_again));
-            list.push(&item);
-        }
-        let config = from_config_value(&config.to_value());
-        let threw = |e: JsValue| {
-            self.thrown.borrow_mut().get_or_insert(e);
-            ConvertError::new(convert::ConvertErrorKind::Interrupted, "the encode callback threw")
-        };
-        let results = self.encode.call3(&JsValue::NULL, &config, &encode_options_value(options), &list).map_err(threw)?;
-        let malformed = || ConvertError::input("cannot encode a chunk: the encode callback must return one { stream } per job");
-        let results = results.dyn_into::<js_sys::Array>().map_err(|_| malformed())?;
-        if results.length() as usize != jobs.len() {
-            return Err(malformed());
-        }
-        let bytes = |item: &JsValue, key: &str| -> Option<Vec<u8>> {
-            Reflect::get(item, &JsValue::from_str(key)).ok()?.dyn_into::<Uint8Array>().ok().map(|a| a.to_vec())
-        };
-        let mut out = Vec::with_capacity(jobs.len());
-        for (item, job) in results.iter().zip(jobs) {
-            if let Some(message) = Reflect::get(&item, &JsValue::from_str("error")).ok().and_then(|m| m.as_string()) {
-                return Err(ConvertError::input(format!("cannot encode a chunk: {message}")));
-            }
-            let stream = bytes(&item, "stream").ok_or_else(malformed)?;
-            let decoded = match job.decode_again {
-                true => Some(bytes(&item, "decoded").ok_or_else(malformed)?),
-                false => None,
-            };
-            out.push(EncodedJob { stream, decoded });
-        }
-        Ok(out)
+        let results = self
+            .encode
+            .call3(&JsValue::NULL, &from_config_value(&config.to_value()), &encode_options_value(options), &encode_jobs(jobs))
+            .map_err(|e| self.threw(e, "the encode callback threw"))?;
+        encoded_jobs(results, jobs.iter().map(|j| j.decode_again).collect())
     }
+
+    fn start(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> convert::Result<Batch> {
+        let Some(start) = &self.start else {
+            return self.encode(config, options, jobs).map(Batch::Done);
+        };
+        let id = start
+            .call3(&JsValue::NULL, &from_config_value(&config.to_value()), &encode_options_value(options), &encode_jobs(jobs))
+            .map_err(|e| self.threw(e, "the start callback threw"))?;
+        let id = batch_number(&id)?;
+        self.started.borrow_mut().push((id, jobs.iter().map(|j| j.decode_again).collect()));
+        Ok(Batch::Pending(id))
+    }
+
+    fn finish(&self, batch: Batch) -> convert::Result<Vec<EncodedJob>> {
+        let id = match batch {
+            Batch::Done(done) => return Ok(done),
+            Batch::Pending(id) => id,
+        };
+        let decode_again = self.take_started(id)?;
+        let results = self.call_finish(id)?;
+        encoded_jobs(results, decode_again)
+    }
+
+    fn decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> convert::Result<Decoded> {
+        let Some(decode) = &self.decode else {
+            // (encoders without a decode callback: the tiles are decoded here)
+            return crate::convert::Threads(0).decode(config, jobs);
+        };
+        let results = decode
+            .call2(&JsValue::NULL, &from_config_value(&config.to_value()), &decode_jobs(jobs))
+            .map_err(|e| self.threw(e, "the decode callback threw"))?;
+        decoded_results(results, jobs.len())
+    }
+
+    fn start_decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> convert::Result<DecodeBatch> {
+        let (Some(start), Some(_)) = (&self.start_decode, &self.finish) else {
+            return self.decode(config, jobs).map(DecodeBatch::Done);
+        };
+        let id = start
+            .call2(&JsValue::NULL, &from_config_value(&config.to_value()), &decode_jobs(jobs))
+            .map_err(|e| self.threw(e, "the startDecode callback threw"))?;
+        let id = batch_number(&id)?;
+        self.started.borrow_mut().push((id, Vec::new()));
+        Ok(DecodeBatch::Pending(id))
+    }
+
+    fn finish_decode(&self, batch: DecodeBatch) -> convert::Result<Decoded> {
+        let id = match batch {
+            DecodeBatch::Done(done) => return Ok(done),
+            DecodeBatch::Pending(id) => id,
+        };
+        self.take_started(id)?;
+        let results = self.call_finish(id)?;
+        let count = results.dyn_ref::<js_sys::Array>().map_or(0, |a| a.length() as usize);
+        decoded_results(results, count)
+    }
+}
+
+impl JsEncoders<'_> {
+    /// A started batch, no longer waiting: which of its jobs are decoded again.
+    fn take_started(&self, id: u64) -> convert::Result<Vec<bool>> {
+        let at = self.started.borrow().iter().position(|(n, _)| *n == id);
+        let at = at.ok_or_else(|| ConvertError::input("cannot encode a chunk: a batch was finished that was not started"))?;
+        Ok(self.started.borrow_mut().remove(at).1)
+    }
+
+    fn call_finish(&self, id: u64) -> convert::Result<JsValue> {
+        let finish = self.finish.as_ref().ok_or_else(|| ConvertError::input("cannot encode a chunk: the encoders have no finish callback"))?;
+        finish.call1(&JsValue::NULL, &JsValue::from_f64(id as f64)).map_err(|e| self.threw(e, "the finish callback threw"))
+    }
+
+    /// A callback's exception, kept to be thrown again at the end.
+    fn threw(&self, e: JsValue, what: &str) -> ConvertError {
+        self.thrown.borrow_mut().get_or_insert(e);
+        ConvertError::new(convert::ConvertErrorKind::Interrupted, what)
+    }
+}
+
+fn batch_number(id: &JsValue) -> convert::Result<u64> {
+    id.as_f64()
+        .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+        .map(|n| n as u64)
+        .ok_or_else(|| ConvertError::input("cannot encode a chunk: the start callback must return a batch number"))
+}
+
+/// Decode jobs as `[{ stream, shape }]`.
+fn decode_jobs(jobs: &[DecodeJob]) -> js_sys::Array {
+    let list = js_sys::Array::new();
+    for job in jobs {
+        let item = js_sys::Object::new();
+        set(&item, "stream", Uint8Array::from(job.stream).into());
+        let shape: js_sys::Array = job.shape.iter().map(|&d| JsValue::from_f64(d as f64)).collect();
+        set(&item, "shape", shape.into());
+        list.push(&item);
+    }
+    list
+}
+
+/// `[{ samples }]` or `[{ error }]`, one per job of `count`.
+fn decoded_results(results: JsValue, count: usize) -> convert::Result<Decoded> {
+    let malformed = || ConvertError::input("cannot decode the tiles: the decoders must give back one { samples } per job");
+    let results = results.dyn_into::<js_sys::Array>().map_err(|_| malformed())?;
+    if results.length() as usize != count {
+        return Err(malformed());
+    }
+    let mut out = Vec::with_capacity(count);
+    for item in results.iter() {
+        if let Some(message) = Reflect::get(&item, &JsValue::from_str("error")).ok().and_then(|m| m.as_string()) {
+            out.push(Err(message));
+            continue;
+        }
+        let samples = Reflect::get(&item, &JsValue::from_str("samples")).ok().and_then(|v| v.dyn_into::<Uint8Array>().ok());
+        out.push(Ok(samples.ok_or_else(malformed)?.to_vec()));
+    }
+    Ok(out)
+}
+
+/// Encode jobs as `[{ samples, shape, decode }]` (the samples copied out of wasm memory).
+fn encode_jobs(jobs: &[EncodeJob]) -> js_sys::Array {
+    let list = js_sys::Array::new();
+    for job in jobs {
+        let item = js_sys::Object::new();
+        set(&item, "samples", Uint8Array::from(job.samples).into());
+        let shape: js_sys::Array = job.shape.iter().map(|&d| JsValue::from_f64(d as f64)).collect();
+        set(&item, "shape", shape.into());
+        set(&item, "decode", JsValue::from_bool(job.decode_again));
+        list.push(&item);
+    }
+    list
+}
+
+/// `[{ stream, decoded? }]` or `[{ error }]` for jobs of which those in `decode_again` were decoded again.
+fn encoded_jobs(results: JsValue, decode_again: Vec<bool>) -> convert::Result<Vec<EncodedJob>> {
+    let malformed = || ConvertError::input("cannot encode a chunk: the encoders must give back one { stream } per job");
+    let results = results.dyn_into::<js_sys::Array>().map_err(|_| malformed())?;
+    if results.length() as usize != decode_again.len() {
+        return Err(malformed());
+    }
+    let bytes = |item: &JsValue, key: &str| -> Option<Vec<u8>> {
+        Reflect::get(item, &JsValue::from_str(key)).ok()?.dyn_into::<Uint8Array>().ok().map(|a| a.to_vec())
+    };
+    let mut out = Vec::with_capacity(decode_again.len());
+    for (item, again) in results.iter().zip(decode_again) {
+        if let Some(message) = Reflect::get(&item, &JsValue::from_str("error")).ok().and_then(|m| m.as_string()) {
+            return Err(ConvertError::input(format!("cannot encode a chunk: {message}")));
+        }
+        let stream = bytes(&item, "stream").ok_or_else(malformed)?;
+        let decoded = match again {
+            true => Some(bytes(&item, "decoded").ok_or_else(malformed)?),
+            false => None,
+        };
+        out.push(EncodedJob { stream, decoded });
+    }
+    Ok(out)
 }
 
 fn js_encoders<'t>(value: &JsValue, thrown: &'t Thrown) -> Result<Option<JsEncoders<'t>>, JsValue> {
@@ -240,7 +374,16 @@ fn js_encoders<'t>(value: &JsValue, thrown: &'t Thrown) -> Result<Option<JsEncod
         Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= convert::MAX_WORKERS as f64 => n as usize,
         _ => return Err(js_error("convert: the encoders' workers must be a whole number from 1 to 256", "InvalidArgument")),
     };
-    Ok(Some(JsEncoders { workers, encode: method(value, "encode", true)?.expect("required"), thrown }))
+    Ok(Some(JsEncoders {
+        workers,
+        encode: method(value, "encode", true)?.expect("required"),
+        decode: method(value, "decode", false)?,
+        start: method(value, "start", false)?,
+        start_decode: method(value, "startDecode", false)?,
+        finish: method(value, "finish", false)?,
+        started: RefCell::new(Vec::new()),
+        thrown,
+    }))
 }
 
 struct Seams<'t> {

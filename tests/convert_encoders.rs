@@ -7,8 +7,8 @@
 use std::cell::{Cell, RefCell};
 
 use zarr_jpeg::convert::{
-    encode_job, Conversion, ConvertError, ConvertErrorKind, ConvertOptions, EncodeJob, EncodedJob, Encoders, MemoryStore, Quiet,
-    Result, SamplesSource,
+    encode_job, Conversion, ConvertError, ConvertErrorKind, ConvertOptions, DecodeJob, EncodeJob, EncodedJob, Encoders, MemoryStore,
+    Quiet, Result, SamplesSource, Threads,
 };
 use zarr_jpeg::{ConfigValue, EncodeOptions, JpegConfig};
 
@@ -35,6 +35,10 @@ impl Encoders for Counting {
                 encode_job(config, options, job)
             })
             .collect()
+    }
+
+    fn decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> Result<Vec<std::result::Result<Vec<u8>, String>>> {
+        Threads(0).decode(config, jobs)
     }
 }
 

@@ -35,12 +35,60 @@ pub struct EncodedJob {
     pub decoded: Option<Vec<u8>>,
 }
 
-/// Where batches of chunk images are encoded.
+/// One stream to decode to samples of `shape` (a TIFF's JPEG tile).
+pub struct DecodeJob<'s> {
+    pub stream: &'s [u8],
+    pub shape: Vec<u64>,
+}
+
+/// A batch of encode jobs handed over: done already, or to collect later.
+pub enum Batch {
+    Done(Vec<EncodedJob>),
+    /// the encoders' own handle
+    Pending(u64),
+}
+
+/// Tiles' samples, or the decoder's message for each tile it refused.
+pub type Decoded = Vec<std::result::Result<Vec<u8>, String>>;
+
+/// A batch of decode jobs handed over: done already, or to collect later.
+pub enum DecodeBatch {
+    Done(Decoded),
+    Pending(u64),
+}
+
+/// Where batches of chunk images are encoded, and a TIFF's tiles decoded.
 pub trait Encoders {
     /// How many encode at once (sizes the batches; the summary's `workers`).
     fn workers(&self) -> usize;
     /// Every job's stream, in the jobs' order; the first failure fails the batch.
     fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> Result<Vec<EncodedJob>>;
+    /// Hands `jobs` over and returns before they are done, where the encoders can (the
+    /// caller reads on while they encode); [`Self::finish`] gives their streams. By default
+    /// they are encoded here, now.
+    fn start(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> Result<Batch> {
+        self.encode(config, options, jobs).map(Batch::Done)
+    }
+    /// A started batch's streams, in its jobs' order.
+    fn finish(&self, batch: Batch) -> Result<Vec<EncodedJob>> {
+        match batch {
+            Batch::Done(done) => Ok(done),
+            Batch::Pending(_) => Err(ConvertError::input("cannot encode a chunk: these encoders start no batches")),
+        }
+    }
+    /// Every job's samples, in the jobs' order, or the decoder's message for a job it refused.
+    fn decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> Result<Decoded>;
+    /// As [`Self::start`], for decodes.
+    fn start_decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> Result<DecodeBatch> {
+        self.decode(config, jobs).map(DecodeBatch::Done)
+    }
+    /// A started decode batch's samples.
+    fn finish_decode(&self, batch: DecodeBatch) -> Result<Decoded> {
+        match batch {
+            DecodeBatch::Done(done) => Ok(done),
+            DecodeBatch::Pending(_) => Err(ConvertError::input("cannot decode the tiles: these encoders start no batches")),
+        }
+    }
 }
 
 /// The core's encoders: `workers` threads, the caller's among them (wasm: the caller's only).
@@ -58,6 +106,10 @@ impl Encoders for Threads {
     fn encode(&self, config: &JpegConfig, options: &EncodeOptions, jobs: &[EncodeJob]) -> Result<Vec<EncodedJob>> {
         parallel_map(self.0, jobs, |job| encode_job(config, options, job)).into_iter().collect()
     }
+
+    fn decode(&self, config: &JpegConfig, jobs: &[DecodeJob]) -> Result<Decoded> {
+        Ok(parallel_map(self.0, jobs, |job| crate::decode(config, job.stream, &job.shape).map_err(|e| e.to_string())))
+    }
 }
 
 /// One job on this thread.
@@ -68,6 +120,23 @@ pub fn encode_job(config: &JpegConfig, options: &EncodeOptions, job: &EncodeJob)
         false => None,
     };
     Ok(EncodedJob { stream, decoded })
+}
+
+/// Chunks handed to the encoders ([`ChunkEncoder::start`]): encoded already, or waiting.
+pub enum Started {
+    Ready(Vec<Encoded>),
+    Waiting(Waiting),
+}
+
+pub struct Waiting {
+    batch: Batch,
+    /// each chunk's part inside the image
+    valid: Vec<(u32, u32)>,
+    /// the images encoded, kept to measure the error (else empty)
+    images: Vec<Vec<u8>>,
+    stride: usize,
+    per_pixel: usize,
+    measure: bool,
 }
 
 pub struct ChunkEncoder<'e> {
@@ -128,36 +197,57 @@ impl ChunkEncoder<'_> {
         self.level_configs.get(level).unwrap_or(&self.config)
     }
 
-    /// Encodes `tiles` of `level` (each `chunk` = (ch, cw) pixels), measuring the error when `measure`.
-    pub fn encode_all(&self, level: usize, tiles: &[Tile], (ch, cw): (u32, u32), measure: bool) -> Result<Vec<Encoded>> {
+    /// Hands `tiles` of `level` (each `chunk` = (ch, cw) pixels) to the encoders, measuring
+    /// the error when `measure`; [`Self::finish`] gives their chunks' streams.
+    pub fn start(&self, level: usize, tiles: Vec<Tile>, (ch, cw): (u32, u32), measure: bool) -> Result<Started> {
         let (ch, cw) = (u64::from(ch), u64::from(cw));
+        let valid: Vec<(u32, u32)> = tiles.iter().map(|t| t.valid).collect();
         // a c axis of grayscale planes: one image per plane, cut out here
-        let planes: Vec<Vec<u8>> = match self.planes {
-            1 => Vec::new(),
+        let images: Vec<Vec<u8>> = match self.planes {
+            1 => tiles.into_iter().map(|t| t.samples).collect(),
             n => tiles.iter().flat_map(|t| (0..n).map(move |c| t.samples.iter().skip(c).step_by(n).copied().collect())).collect(),
         };
         let per_pixel = if self.planes > 1 { 1 } else { self.channels };
         let shape: Vec<u64> = if per_pixel == 3 { vec![ch, cw, 3] } else { vec![ch, cw] };
-        let images: Vec<&[u8]> = match self.planes {
-            1 => tiles.iter().map(|t| t.samples.as_slice()).collect(),
-            _ => planes.iter().map(Vec::as_slice).collect(),
-        };
         let jobs: Vec<EncodeJob> =
-            images.into_iter().map(|samples| EncodeJob { samples, shape: shape.clone(), decode_again: measure }).collect();
-        let mut done = self.encoders.encode(self.config(level), &self.options, &jobs)?.into_iter();
-        if done.len() != jobs.len() {
-            return Err(ConvertError::input(format!("cannot encode a chunk: {} streams came back for {} chunks", done.len(), jobs.len())));
+            images.iter().map(|samples| EncodeJob { samples, shape: shape.clone(), decode_again: measure }).collect();
+        let batch = self.encoders.start(self.config(level), &self.options, &jobs)?;
+        drop(jobs);
+        let done = matches!(batch, Batch::Done(_));
+        // (the samples are kept only to measure the error against)
+        let images = if measure { images } else { Vec::new() };
+        let waiting = Waiting { batch, valid, images, stride: cw as usize * per_pixel, per_pixel, measure };
+        match done {
+            // (measured now, so that the samples go now)
+            true => self.collect(waiting).map(Started::Ready),
+            false => Ok(Started::Waiting(waiting)),
         }
-        let mut encoded = Vec::with_capacity(tiles.len());
-        for (t, tile) in tiles.iter().enumerate() {
+    }
+
+    /// The streams of a started batch, and each chunk's error where it was measured.
+    pub fn finish(&self, started: Started) -> Result<Vec<Encoded>> {
+        match started {
+            Started::Ready(encoded) => Ok(encoded),
+            Started::Waiting(waiting) => self.collect(waiting),
+        }
+    }
+
+    fn collect(&self, waiting: Waiting) -> Result<Vec<Encoded>> {
+        let Waiting { batch, valid, images, stride, per_pixel, measure } = waiting;
+        let count = valid.len() * self.planes;
+        let mut done = self.encoders.finish(batch)?.into_iter();
+        if done.len() != count {
+            return Err(ConvertError::input(format!("cannot encode a chunk: {} streams came back for {count} chunks", done.len())));
+        }
+        let mut encoded = Vec::with_capacity(valid.len());
+        for (t, valid) in valid.iter().enumerate() {
             let mut streams = Vec::with_capacity(self.planes);
             let mut error = measure.then_some((0u64, 0u64));
             for p in 0..self.planes {
                 let out = done.next().expect("one per job");
                 if let (Some((sum, count)), Some(decoded)) = (error.as_mut(), &out.decoded) {
-                    let samples = jobs[t * self.planes + p].samples;
-                    let (h, w) = (tile.valid.0 as usize, tile.valid.1 as usize * per_pixel);
-                    let stride = cw as usize * per_pixel;
+                    let samples = &images[t * self.planes + p];
+                    let (h, w) = (valid.0 as usize, valid.1 as usize * per_pixel);
                     if decoded.len() != samples.len() {
                         return Err(ConvertError::input("cannot encode a chunk: its decoded samples are not the chunk's size"));
                     }

@@ -35,7 +35,7 @@ pub use source::{ImageInfo, ReadAt, RowSource, RowsEnd};
 pub use store::{crc32c, MemoryStore, StoreWriter};
 pub use summary::{LevelSummary, Summary};
 
-pub use encoder::{encode_job, EncodeJob, EncodedJob, Encoders, Threads};
+pub use encoder::{encode_job, Batch, DecodeBatch, DecodeJob, Decoded, EncodeJob, EncodedJob, Encoders, Threads};
 
 use encoder::ChunkEncoder;
 use pyramid::{Context, RowPyramid};

@@ -7,7 +7,7 @@
 //!   averages what there is). The averages are of the samples, never of decoded JPEG, so
 //!   loss does not compound from level to level.
 
-use super::encoder::{ChunkEncoder, Tile};
+use super::encoder::{ChunkEncoder, Started, Tile};
 use super::error::Result;
 use super::levels::Pyramid;
 use super::metadata;
@@ -92,6 +92,14 @@ struct Level {
     chunks_done: u64,
     encoded_bytes: u64,
     started: bool,
+    /// the chunk row with the encoders, stored when the next one is handed over (or at the end)
+    in_flight: Option<RowInFlight>,
+}
+
+/// A chunk row handed to the encoders: its batches, from their first column.
+struct RowInFlight {
+    cy: u32,
+    batches: Vec<(u32, Started)>,
 }
 
 /// What the levels share while rows go through them.
@@ -148,6 +156,7 @@ impl<'a> RowPyramid<'a> {
                     chunks_done: 0,
                     encoded_bytes: 0,
                     started: false,
+                    in_flight: None,
                 }
             })
             .collect();
@@ -274,6 +283,7 @@ impl<'a> RowPyramid<'a> {
         let batch = MIN_BATCH.max(self.cx.encoder.workers() * CHUNKS_PER_THREAD);
         let columns = grid.chunks.1;
         let valid_h = (shape.0 as usize - cy as usize * ch).min(ch) as u32;
+        let mut batches = Vec::new();
         let mut cx0 = 0;
         while cx0 < columns {
             let end = columns.min(cx0 + batch as u32);
@@ -287,8 +297,25 @@ impl<'a> RowPyramid<'a> {
                     }
                 })
                 .collect();
-            let encoded = self.cx.encoder.encode_all(l, &tiles, grid.chunk, l == 0)?;
-            drop(tiles);
+            batches.push((cx0, self.cx.encoder.start(l, tiles, grid.chunk, l == 0)?));
+            cx0 = end;
+        }
+        self.levels[l].band_rows = 0;
+        // the row before is stored now that this one is with the encoders (which may encode
+        // while the caller reads on)
+        if let Some(before) = self.levels[l].in_flight.take() {
+            self.store_row(l, before)?;
+        }
+        self.levels[l].in_flight = Some(RowInFlight { cy, batches });
+        Ok(())
+    }
+
+    /// A chunk row's chunks, from the encoders into the store.
+    fn store_row(&mut self, l: usize, row: RowInFlight) -> Result<()> {
+        let grid = self.cx.pyramid.grids[l];
+        let cy = row.cy;
+        for (cx0, started) in row.batches {
+            let encoded = self.cx.encoder.finish(started)?;
             for (i, e) in encoded.into_iter().enumerate() {
                 let cx = cx0 + i as u32;
                 if let Some((sum, count)) = e.error {
@@ -308,12 +335,8 @@ impl<'a> RowPyramid<'a> {
                 let done = self.levels[l].chunks_done;
                 self.progress(l, Progress::Chunk { level_chunks_done: done, level_chunks_total: grid.chunk_count() })?;
             }
-            cx0 = end;
         }
-        let level = &mut self.levels[l];
-        level.store.end_chunk_row(self.cx.writer, cy)?;
-        level.band_rows = 0;
-        Ok(())
+        self.levels[l].store.end_chunk_row(self.cx.writer, cy)
     }
 
     fn progress(&mut self, l: usize, what: Progress) -> Result<()> {
@@ -336,6 +359,11 @@ impl<'a> RowPyramid<'a> {
             }
             if l + 1 < self.levels.len() && level.down_rows > 0 {
                 self.send_down(l)?;
+            }
+        }
+        for l in 0..self.levels.len() {
+            if let Some(row) = self.levels[l].in_flight.take() {
+                self.store_row(l, row)?;
             }
         }
         let totals = self

@@ -6,7 +6,7 @@
 //! configuration. Each row of tiles is decoded too, and its samples feed the levels above
 //! through the one pyramid builder.
 
-use super::super::encoder::{parallel_map, ChunkEncoder, Encoders};
+use super::super::encoder::{parallel_map, ChunkEncoder, DecodeBatch, DecodeJob, Encoders};
 use super::super::error::{ConvertError, Result};
 use super::super::levels::{round_up, Grid, Pyramid};
 use super::super::options::{is_int, mcu_size, ConvertOptions, Plan};
@@ -40,6 +40,13 @@ struct TileOut {
     bytes: Option<Vec<u8>>,
     copied: bool,
     why: String,
+}
+
+/// What a tile needs after it is inspected.
+enum Step {
+    /// a tile to copy, whose samples are still to decode
+    Copy(Vec<u8>),
+    Done(TileOut),
 }
 
 /// A TIFF page of JPEG tiles, ready to convert.
@@ -346,8 +353,24 @@ impl Tiles {
 
     /// Tile `i` (of any plane) from its stream: inspected, decoded, and copied or re-encoded.
     fn one(&self, i: u64, stream: Option<Vec<u8>>) -> Result<TileOut> {
+        match self.classify(i, stream)? {
+            Step::Done(out) => Ok(out),
+            Step::Copy(stream) => {
+                let samples = crate::decode(&self.config0, &stream, &self.shape0()).map_err(|e| self.decode_error(i, &e.to_string()))?;
+                Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
+            }
+        }
+    }
+
+    fn decode_error(&self, i: u64, message: &str) -> ConvertError {
+        ConvertError::input(format!("{}: cannot decode: {message}", self.probe().label(i)))
+    }
+
+    /// Tile `i`: empty, or copied (its decode is left to the caller, who may batch it), or
+    /// re-encoded here (another frame).
+    fn classify(&self, i: u64, stream: Option<Vec<u8>>) -> Result<Step> {
         let Some(stream) = stream else {
-            return Ok(TileOut { samples: None, bytes: None, copied: false, why: String::new() });
+            return Ok(Step::Done(TileOut { samples: None, bytes: None, copied: false, why: String::new() }));
         };
         let probe = self.probe();
         let label = probe.label(i);
@@ -360,9 +383,7 @@ impl Tiles {
             && u64::from(info.height) == th
             && self.same_frame(&info);
         if copyable {
-            let samples = crate::decode(&self.config0, &stream, &shape0)
-                .map_err(|e| ConvertError::input(format!("{label}: cannot decode: {e}")))?;
-            return Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() });
+            return Ok(Step::Copy(stream));
         }
         if info.precision != 8 {
             return Err(ConvertError::input(format!("{label}: {}-bit JPEG; the jpeg codec stores 8-bit samples only", info.precision)));
@@ -385,7 +406,7 @@ impl Tiles {
         } else {
             "another sampling".to_string()
         };
-        Ok(TileOut { samples: Some(samples), bytes: Some(bytes), copied: false, why })
+        Ok(Step::Done(TileOut { samples: Some(samples), bytes: Some(bytes), copied: false, why }))
     }
 
 }
@@ -432,6 +453,36 @@ impl TileJob<'_> {
         self.probe().read_tile(&self.tiff, i).map(Some)
     }
 
+    /// Row `ty`'s tiles (each plane's), read here, inspected (and the rare tile of another
+    /// frame re-encoded) on the core's threads, the copied ones handed to `encoders` to decode.
+    fn start_row(&self, ty: u64, encoders: &dyn Encoders, shape0: &[u64]) -> Result<(u64, Vec<(u64, Step)>, DecodeBatch)> {
+        let planes = self.planes as u64;
+        let plane_tiles = self.grid.rows * self.grid.columns;
+        let mut streams = Vec::with_capacity((self.grid.columns * planes) as usize);
+        for tx in 0..self.grid.columns {
+            for p in 0..planes {
+                let i = p * plane_tiles + ty * self.grid.columns + tx;
+                streams.push(std::sync::Mutex::new(Some((i, self.read(i)))));
+            }
+        }
+        let tiles = &self.tiles;
+        let steps = parallel_map(self.plan.workers, &streams, |slot| -> Result<(u64, Step)> {
+            let (i, stream) = slot.lock().expect("unpoisoned").take().expect("taken once");
+            Ok((i, tiles.classify(i, stream?)?))
+        });
+        let steps: Vec<(u64, Step)> = steps.into_iter().collect::<Result<_>>()?;
+        let jobs: Vec<DecodeJob> = steps
+            .iter()
+            .filter_map(|(_, step)| match step {
+                Step::Copy(stream) => Some(DecodeJob { stream, shape: shape0.to_vec() }),
+                Step::Done(_) => None,
+            })
+            .collect();
+        let batch = encoders.start_decode(&tiles.config0, &jobs)?;
+        drop(jobs);
+        Ok((ty, steps, batch))
+    }
+
     pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, encoders: &dyn Encoders, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
         let started = super::super::now();
         for w in &warnings {
@@ -441,7 +492,6 @@ impl TileJob<'_> {
         let width = self.page.width as usize;
         let planes = self.planes;
         let c = self.tc * planes;
-        let plane_tiles = self.grid.rows * self.grid.columns;
         let level_configs = self.level_configs()?;
         let encoder = ChunkEncoder {
             config: self.plan.config.clone(),
@@ -459,21 +509,36 @@ impl TileJob<'_> {
         let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0) };
         let mut rows = RowPyramid::new(cx, c).with_external_level0();
         let mut band = vec![0u8; th * width * c];
-        for ty in 0..self.grid.rows {
-            let rows_here = th.min(self.page.height as usize - ty as usize * th);
-            // the row's tiles, each plane's: read here, decoded on the worker threads
-            let mut streams = Vec::with_capacity((self.grid.columns * planes as u64) as usize);
-            for tx in 0..self.grid.columns {
-                for p in 0..planes as u64 {
-                    let i = p * plane_tiles + ty * self.grid.columns + tx;
-                    streams.push(std::sync::Mutex::new(Some((i, self.read(i)))));
-                }
-            }
+        let shape0 = self.tiles.shape0();
+        // Row ty's tiles are handed to the decoders, then row ty − 1's (decoding meanwhile)
+        // are taken back, stored and averaged: the decoders work while this thread reads.
+        let mut previous: Option<(u64, Vec<(u64, Step)>, DecodeBatch)> = None;
+        for next in 0..=self.grid.rows {
+            let current = match next < self.grid.rows {
+                true => Some(self.start_row(next, encoders, &shape0)?),
+                false => None,
+            };
+            let Some((ty, steps, batch)) = std::mem::replace(&mut previous, current) else { continue };
             let tiles = &self.tiles;
-            let outs = parallel_map(self.plan.workers, &streams, |slot| -> Result<TileOut> {
-                let (i, stream) = slot.lock().expect("unpoisoned").take().expect("taken once");
-                tiles.one(i, stream?)
-            });
+            let rows_here = th.min(self.page.height as usize - ty as usize * th);
+            let mut decoded = encoders.finish_decode(batch)?.into_iter();
+            let copies = steps.iter().filter(|(_, step)| matches!(step, Step::Copy(_))).count();
+            if decoded.len() != copies {
+                return Err(ConvertError::input("cannot decode the tiles: the decoder gave back another number of tiles"));
+            }
+            let outs: Vec<Result<TileOut>> = steps
+                .into_iter()
+                .map(|(i, step)| match step {
+                    Step::Done(out) => Ok(out),
+                    Step::Copy(stream) => match decoded.next().expect("one per job") {
+                        Ok(samples) if samples.len() == shape0.iter().product::<u64>() as usize => {
+                            Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
+                        }
+                        Ok(_) => Err(tiles.decode_error(i, "the decoded samples are not the tile's size")),
+                        Err(message) => Err(tiles.decode_error(i, &message)),
+                    },
+                })
+                .collect();
             let mut outs = outs.into_iter();
             let outs: Vec<Result<Vec<TileOut>>> =
                 (0..self.grid.columns).map(|_| outs.by_ref().take(planes).collect()).collect();
