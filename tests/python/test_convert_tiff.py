@@ -171,6 +171,21 @@ def test_the_same_store_as_the_npm_cli(tiffs: Path, tmp: Path, name: str, args: 
     assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
 
 
+@pytest.mark.parametrize("name", ["vips-pyramid.tif", "aperio.svs", "lzw-tiles.tif"])
+def test_npm_worker_threads_write_the_same_store(tiffs: Path, tmp: Path, name: str) -> None:
+    """The npm CLI's worker threads (which decode a TIFF's tiles and encode the levels while
+    the calling thread reads on) write the store the native converter writes."""
+    source = tiffs / name
+    if not source.exists():
+        pytest.skip(f"{name} needs libvips")
+    js = node_convert(source, tmp / "js.zarr", ["--workers", "2", "--quiet", "--json"])
+    assert js.returncode == 0, js.stderr
+    assert '"workers": 2' in js.stdout
+    py = script_convert(source, tmp / "py.zarr", ["--quiet"])
+    assert py.returncode == 0, py.stderr
+    assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
+
+
 def test_jpeg_tiles_are_copied_and_read_back_as_tifffile_decodes_them(tiffs: Path, tmp: Path) -> None:
     summary = zarr_jpeg.convert(tiffs / "aperio.svs", tmp / "out.zarr", progress=False)
     assert summary["tiles"] == {"copied": 12, "reencoded": 0, "empty": 0}
