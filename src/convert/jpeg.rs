@@ -5,7 +5,7 @@
 //! stays grayscale, anything else is decoded to RGB from what the markers say it stores.
 
 use super::error::{ConvertError, Result};
-use super::source::{luma, read_bytes, ImageInfo, ReadAt, RowSource, RowsEnd};
+use super::source::{luma, read_bytes, ImageInfo, ReadAt, RowSource, RowsEnd, Within};
 use crate::{ConfigValue, ErrorKind, JpegConfig, RowDecoder, Rows};
 
 /// Rows handed on at a time from a whole decoded image.
@@ -50,9 +50,9 @@ pub fn find_frame(input: &dyn ReadAt) -> Option<Frame> {
 }
 
 pub struct JpegSource<'a> {
-    input: &'a dyn ReadAt,
+    input: Within<'a>,
     file: String,
-    info: ImageInfo,
+    pub(super) info: ImageInfo,
     config: JpegConfig,
     shape: Vec<u64>,
     whole: bool,
@@ -65,7 +65,12 @@ const MAX_WHOLE_DECODE: u64 = 4 << 30;
 
 impl<'a> JpegSource<'a> {
     pub fn open(input: &'a dyn ReadAt, file: &str) -> Result<JpegSource<'a>> {
-        let Some(frame) = find_frame(input) else {
+        Self::open_within(Within { input, offset: 0, length: input.size() }, file)
+    }
+
+    /// The JPEG stream that is `input`'s part (e.g. inside a TIFF).
+    pub fn open_within(input: Within<'a>, file: &str) -> Result<JpegSource<'a>> {
+        let Some(frame) = find_frame(&input) else {
             return Err(ConvertError::input(format!("{file}: cannot find a JPEG frame header (truncated or not a JPEG)")));
         };
         if frame.precision != 8 {
@@ -106,7 +111,7 @@ impl<'a> JpegSource<'a> {
     fn stream(&self) -> Result<Vec<u8>> {
         let size = usize::try_from(self.input.size())
             .map_err(|_| ConvertError::input(format!("{}: the file is larger than this machine's memory", self.file)))?;
-        let bytes = read_bytes(self.input, 0, size).map_err(|e| ConvertError::input(format!("cannot read {}: {e}", self.file)))?;
+        let bytes = read_bytes(&self.input, 0, size).map_err(|e| ConvertError::input(format!("cannot read {}: {e}", self.file)))?;
         if bytes.len() < size {
             return Err(ConvertError::input(format!(
                 "{}: the file got shorter while it was read ({} of {size} bytes)",

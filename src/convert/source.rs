@@ -35,6 +35,30 @@ impl ReadAt for Vec<u8> {
     }
 }
 
+/// A part of an input (`length` bytes from `offset`) as an input of its own.
+pub struct Within<'a> {
+    pub input: &'a dyn ReadAt,
+    pub offset: u64,
+    pub length: u64,
+}
+
+impl ReadAt for Within<'_> {
+    fn size(&self) -> u64 {
+        self.length
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.length.saturating_sub(offset);
+        let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+        match n {
+            0 => Ok(0),
+            n => {
+                let at = self.offset.checked_add(offset).ok_or_else(|| io::Error::other("an offset past 2^64 bytes"))?;
+                self.input.read_at(at, &mut buf[..n])
+            }
+        }
+    }
+}
+
 /// Up to `n` bytes at `offset` (fewer at the end of the input).
 pub fn read_bytes(input: &dyn ReadAt, offset: u64, n: usize) -> io::Result<Vec<u8>> {
     let mut out = vec![0; n];

@@ -82,6 +82,45 @@ def ycbcr_tiff(path: Path, rgb: np.ndarray, rows_per_strip: int, deflate: bool) 
     path.write_bytes(b"II*\0" + struct.pack("<I", ifd) + data + values + table)
 
 
+def old_jpeg_tiff(path: Path, jpeg: bytes, height: int, width: int, interchange: bool, strips: int = 1) -> None:
+    """An old-style JPEG (compression 6) TIFF as scanners wrote them, byte by byte (no
+    maintained tool writes the scheme; libtiff reads it): the whole JPEG stream at offset 8,
+    JPEGInterchangeFormat (513/514) pointing at it when `interchange`, and the strips
+    holding its entropy-coded data (or, with one strip and no 513, the whole stream)."""
+    scan = jpeg.index(b"\xff\xda")
+    scan += 2 + struct.unpack(">H", jpeg[scan + 2:scan + 4])[0]
+    if interchange or strips > 1:
+        step = -(-(len(jpeg) - scan) // strips)
+        offsets = [8 + scan + i * step for i in range(strips)]
+        counts = [min(step, len(jpeg) - scan - i * step) for i in range(strips)]
+    else:
+        offsets, counts = [8], [len(jpeg)]
+    extra = 8 + len(jpeg) + len(jpeg) % 2
+    values = struct.pack("<3H", 8, 8, 8) + struct.pack(f"<{strips}I", *offsets) + struct.pack(f"<{strips}I", *counts)
+    at = lambda i: extra + i  # noqa: E731
+    pointer = lambda n, i: struct.pack("<I", at(i)) if n > 1 else values[i:i + 4]  # noqa: E731
+    entries = [
+        (256, 4, 1, struct.pack("<I", width)), (257, 4, 1, struct.pack("<I", height)),
+        (258, 3, 3, struct.pack("<I", at(0))), (259, 3, 1, struct.pack("<HH", 6, 0)), (262, 3, 1, struct.pack("<HH", 6, 0)),
+        (273, 4, strips, pointer(strips, 6)), (277, 3, 1, struct.pack("<HH", 3, 0)),
+        (278, 4, 1, struct.pack("<I", -(-height // strips))), (279, 4, strips, pointer(strips, 6 + 4 * strips)),
+        (284, 3, 1, struct.pack("<HH", 1, 0)),
+    ]
+    if interchange:
+        entries += [(512, 3, 1, struct.pack("<HH", 1, 0)), (513, 4, 1, struct.pack("<I", 8)), (514, 4, 1, struct.pack("<I", len(jpeg)))]
+    entries += [(530, 3, 2, struct.pack("<HH", 2, 2))]
+    ifd = extra + len(values)
+    table = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHI", t, k, n) + v for t, k, n, v in entries) + b"\0\0\0\0"
+    path.write_bytes(b"II*\0" + struct.pack("<I", ifd) + jpeg + b"\0" * (len(jpeg) % 2) + values + table)
+
+
+def pillow_jpeg(rgb: np.ndarray, quality: int) -> bytes:
+    from io import BytesIO
+    out = BytesIO()
+    Image.fromarray(rgb).save(out, "JPEG", quality=quality, subsampling="4:2:0")
+    return out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def tiffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("tiffs")
@@ -121,6 +160,12 @@ def tiffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tifffile.imwrite(d / "j2k-gray16.tif", (1000 + x * 150 + y * 100).astype(np.uint16), tile=(128, 128), compression="jpeg2000",
                      photometric="minisblack")
     tifffile.imwrite(d / "aperio-j2k-ycbcr.tif", stripes, tile=(128, 128), compression=33003, photometric="ycbcr")
+    ojpeg = pillow_jpeg(small, 90)
+    old_jpeg_tiff(d / "ojpeg-interchange.tif", ojpeg, 300, 421, interchange=True)
+    old_jpeg_tiff(d / "ojpeg-one-strip.tif", ojpeg, 300, 421, interchange=False)
+    old_jpeg_tiff(d / "ojpeg-bare-strips.tif", ojpeg, 300, 421, interchange=False, strips=3)
+    old_jpeg_tiff(d / "ojpeg-wrong-size.tif", ojpeg, 300, 420, interchange=True)
+    (d / "ojpeg.jpg").write_bytes(ojpeg)
     (d / "truncated.tif").write_bytes((d / "jpeg-rgb.tif").read_bytes()[:5000])
     # an IFD whose next-IFD offset points back at itself
     loop = bytearray((d / "min-is-white.tif").read_bytes())
@@ -155,6 +200,8 @@ SAME = [
     ("j2k-rgb.tif", []),
     ("aperio-j2k-rgb.tif", ["--chunk", "128"]),
     ("j2k-gray16.tif", ["--rescale", "auto"]),
+    ("ojpeg-interchange.tif", []),
+    ("ojpeg-one-strip.tif", ["--levels", "2"]),
 ]
 
 
@@ -237,6 +284,20 @@ def test_subsampled_ycbcr_matches_libtiff(tiffs: Path, tmp: Path, name: str) -> 
     assert np.abs(level0.astype(int) - reference.astype(int)).mean() < 1
 
 
+@pytest.mark.parametrize("name", ["ojpeg-interchange.tif", "ojpeg-one-strip.tif"])
+def test_old_style_jpeg_is_its_whole_stream_decoded(tiffs: Path, tmp: Path, name: str) -> None:
+    """An old-style JPEG page is its JPEGInterchangeFormat stream (or its only strip), decoded
+    as libjpeg-turbo decodes that stream and as libtiff reads the TIFF."""
+    zarr_jpeg.convert(tiffs / name, tmp / "out.zarr", quality=100, subsampling="4:4:4", channel_axis="last", progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")[:]
+    stream = np.asarray(Image.open(tiffs / "ojpeg.jpg").convert("RGB"))
+    assert level0.shape == stream.shape
+    assert psnr(level0, stream) > 40
+    if name == "ojpeg-interchange.tif":
+        libtiff = np.asarray(Image.open(tiffs / name).convert("RGB"))
+        assert psnr(level0, libtiff) > 35
+
+
 def test_uncompressed_subsampled_ycbcr_is_the_deflated_one(tiffs: Path, tmp: Path) -> None:
     small = gradient(300, 421, 2)[:64, :100]
     ycbcr_tiff(tmp / "deflated.tif", small, rows_per_strip=8, deflate=True)
@@ -260,6 +321,8 @@ BAD = [
     ("truncated.tif", [], "lies past the end of the file"),
     ("aperio-j2k-ycbcr.tif", [], "Aperio JPEG 2000 (YCbCr) is not supported"),
     ("loop.tif", [], "a loop of IFD offsets"),
+    ("ojpeg-bare-strips.tif", [], "old-style JPEG (compression 6) without a whole JPEG stream of the image"),
+    ("ojpeg-wrong-size.tif", [], "the old-style JPEG stream is 300 × 421 pixels (height × width), the page 300 × 420"),
 ]
 
 

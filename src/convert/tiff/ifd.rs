@@ -36,6 +36,9 @@ const TAG_TILE_BYTES: u16 = 325;
 const TAG_SUB_IFDS: u16 = 330;
 const TAG_SAMPLE_FORMAT: u16 = 339;
 const TAG_JPEG_TABLES: u16 = 347;
+/// old-style JPEG (compression 6): where a whole JPEG stream of the image is, and its length
+const TAG_JPEG_INTERCHANGE: u16 = 513;
+const TAG_JPEG_INTERCHANGE_LENGTH: u16 = 514;
 const TAG_YCBCR_COEFFICIENTS: u16 = 529;
 const TAG_YCBCR_SUBSAMPLING: u16 = 530;
 const TAG_REFERENCE_BLACK_WHITE: u16 = 532;
@@ -97,6 +100,8 @@ pub struct Page {
     pub offsets: Vec<u64>,
     pub byte_counts: Vec<u64>,
     pub jpeg_tables: Option<Vec<u8>>,
+    /// old-style JPEG's JPEGInterchangeFormat and its length (0: not given)
+    pub jpeg_interchange: Option<(u64, u64)>,
     pub ycbcr_subsampling: (u64, u64),
     pub ycbcr_coefficients: Option<[f64; 3]>,
     pub reference_black_white: Option<[f64; 6]>,
@@ -308,6 +313,7 @@ impl Reader<'_> {
             offsets: offsets.unwrap_or_default(),
             byte_counts: byte_counts.unwrap_or_default(),
             jpeg_tables,
+            jpeg_interchange: single(TAG_JPEG_INTERCHANGE)?.map(|at| Ok::<_, ConvertError>((at, single(TAG_JPEG_INTERCHANGE_LENGTH)?.unwrap_or(0)))).transpose()?,
             ycbcr_subsampling: (subsampling.first().copied().unwrap_or(2), subsampling.get(1).copied().unwrap_or(2)),
             ycbcr_coefficients: (coefficients.len() >= 3).then(|| [coefficients[0], coefficients[1], coefficients[2]]),
             reference_black_white: (reference.len() >= 6).then(|| {

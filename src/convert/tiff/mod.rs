@@ -6,10 +6,11 @@ mod decode;
 mod ifd;
 mod image;
 mod level_quality;
+mod ojpeg;
 mod rows;
 mod tiles;
 
-use super::error::Result;
+use super::error::{ConvertError, Result};
 use super::options::{ConvertOptions, Rescale};
 use super::source::{ImageInfo, ReadAt, RowSource};
 use crate::ConfigValue as V;
@@ -59,5 +60,12 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
         pixel_size: pixel.map(|p| p.x),
         summary: Some(source_summary(&tiff, &page, pixel)),
     };
+    if page.compression == 6 {
+        let source = ojpeg::open(&tiff, &page)?;
+        if rescale.is_some() {
+            return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {file}: {} is 8-bit", page.label)));
+        }
+        return Ok(Opened::Rows(Box::new(ojpeg::OldJpegRows::new(source, info, warnings))));
+    }
     Ok(Opened::Rows(Box::new(rows::TiffRows::open(tiff, page, info, rescale, warnings)?)))
 }

@@ -54,12 +54,6 @@ impl<'a> TiffRows<'a> {
                 return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
             }
         }
-        if page.compression == 6 {
-            return Err(ConvertError::input(format!(
-                "{where_}: old-style JPEG (compression 6) is not supported: this converter does not recover its tables; \
-                 rewrite the file with JPEG compression 7 first (e.g. tiffcp -c jpeg, which reads old-style JPEG)"
-            )));
-        }
         if decoded_compression(page.compression).is_none() && j2k_compression(page.compression).is_none() {
             return Err(ConvertError::input(format!(
                 "{where_}: {} is not supported; this converter reads JPEG (its tiles copied) and none, LZW, Deflate, \
