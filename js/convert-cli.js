@@ -5,9 +5,10 @@ import os from "node:os";
 import { SUBSAMPLING, DEFAULTS } from "./convert.js";
 import { convertFile, ConvertError } from "./convert-files.js";
 
-// --workers' default: a worker for each core but the one the main thread keeps busy (it
-// tiles, decodes PNG input, downsamples and writes), up to 8, which bounds what more could add.
-const DEFAULT_WORKERS = Math.max(0, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
+// --workers' default: a worker for each core but the one the calling thread keeps busy (it
+// reads and decodes the input, averages the levels and writes the store while the workers
+// encode), at least 1 and up to 8, which bounds what more could add.
+const DEFAULT_WORKERS = Math.max(1, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
 const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs> <out.zarr> [options]
 
@@ -61,7 +62,7 @@ options:
                      from its exact 2×2 averages (default 30; 0: the tiles' quality
                      for all; --quality sets them instead)
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
-                     per core but one, up to 8); the output is the same either way
+                     per core but one, 1 to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
                      empty directory) that does not hold the input image
   --quiet            no progress or summary

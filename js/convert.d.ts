@@ -66,8 +66,8 @@ export interface ConvertOptions {
   quantTable?: QuantTable;
   /**
    * Encode (and decode level 0 for the PSNR) in this many worker_threads, 0 to 256 (default
-   * 0: on the calling thread; the CLI's default is a worker per core but one, up to 8). The store
-   * written is the same either way. (Decoding a TIFF's tiles stays on the calling thread.)
+   * 0: on the calling thread; the CLI's default is a worker per core but one, 1 to 8). The store
+   * written is the same either way. A TIFF's JPEG tiles are decoded in the same workers.
    */
   workers?: number;
   /** 16-bit TIFF input only: "auto" (the image's own min–max) or "MIN:MAX", mapped linearly to 0–255; without it 16-bit input is refused. */
