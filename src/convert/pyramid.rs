@@ -167,6 +167,8 @@ impl<'a> RowPyramid<'a> {
     /// the levels above.
     pub fn with_external_level0(mut self) -> Self {
         self.external_level0 = true;
+        // (its band is never cut into chunks, so it is not kept)
+        self.levels[0].band = Vec::new();
         self
     }
 
@@ -210,7 +212,9 @@ impl<'a> RowPyramid<'a> {
             let level = &mut self.levels[l];
             let take = (n - r).min(ch - level.band_rows);
             let at = level.band_rows * row_len;
-            level.band[at..at + take * row_len].copy_from_slice(&rows[r * row_len..(r + take) * row_len]);
+            if !(l == 0 && self.external_level0) {
+                level.band[at..at + take * row_len].copy_from_slice(&rows[r * row_len..(r + take) * row_len]);
+            }
             level.band_rows += take;
             r += take;
             if level.band_rows == ch || rows_in + r == height {
