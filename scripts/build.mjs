@@ -8,7 +8,7 @@
 // → the wasm inlined as base64 of its gzip form in a JS module (no bundler or server
 // configuration needed); then the js/ sources. js/loader.js picks the variant at run time.
 //
-//   node scripts/build.mjs [--features a,b] [--variants simd,scalar] [--names]
+//   node scripts/build.mjs [--features a,b] [--variants simd,scalar] [--names] [--without-converter]
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -77,7 +77,8 @@ for (const variant of variants) {
 // The converter (zarr_jpeg_converter: the Rust core's converter, for the CLI and
 // `zarr-jpeg/convert` in Node): SIMD only, as Node has run wasm SIMD since 16.4 and no page
 // loads it.
-if (variants.includes("simd")) {
+// (--without-converter: a package for tests of the codec modules only, e.g. the trap build)
+if (variants.includes("simd") && !process.argv.includes("--without-converter")) {
   modules.push(buildModule({ name: `${crate}_converter`, variant: "simd", targetDir: "target/simd-converter", features: ["converter", extraFeatures] }));
 }
 

@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-step() { printf '\n===== %s =====\n' "$*"; }
+# each step's start, in seconds since the suite began: where the time goes on a fresh machine
+step() { printf '\n===== [%4ds] %s =====\n' "$SECONDS" "$*"; }
+trap 'printf "\n===== [%4ds] done =====\n" "$SECONDS"' EXIT
 
 step "set-up"
 bash scripts/setup.sh

@@ -4,7 +4,7 @@
 // 1. A build that traps on purpose: the crate built with the test-only cargo feature
 //    `test-trap`, whose validateConfig panics (→ `unreachable`) or aborts as on
 //    out-of-memory when given a sentinel string. Built by the real scripts/build.mjs
-//    (`--features test-trap`) in a scratch copy of the repository (tests/.tmp/trap-build,
+//    (`--features test-trap`, without the converter module) in a scratch copy of the repository (tests/.tmp/trap-build,
 //    gitignored). Set ZARR_JPEG_SKIP_TRAP_BUILD=1 to skip this part.
 // 2. The normal build: an exception thrown into the middle of a wasm call (a getter on the
 //    configuration throws WebAssembly.RuntimeError, as a trap would), and any input known
@@ -38,7 +38,7 @@ function buildTrapVariant() {
     const to = path.join(scratch, dir);
     if (!fs.existsSync(to) && fs.existsSync(from)) fs.cpSync(from, to, { recursive: true });
   }
-  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs"), "--features", "test-trap", "--variants", "simd"], {
+  execFileSync(process.execPath, [path.join(scratch, "scripts/build.mjs"), "--features", "test-trap", "--variants", "simd", "--without-converter"], {
     cwd: scratch,
     stdio: ["ignore", "ignore", "inherit"],
   });
