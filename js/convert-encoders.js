@@ -4,19 +4,11 @@
 // MessagePorts it never starts, blocks in Atomics.wait on a shared counter the workers bump
 // after each answer, and takes the answers with receiveMessageOnPort. A batch can also be
 // started and finished later (start/finish), so that the core reads on while the workers
-// encode; while it waits for a batch, the calling thread runs queued jobs itself rather than
-// sit idle. Results come back in the jobs' order: the store is the same whatever runs them.
+// encode. Results come back in the jobs' order: the store is the same whatever the worker count.
 import { MessageChannel, Worker, receiveMessageOnPort } from "node:worker_threads";
 import { once } from "node:events";
 import { startNodeWorker } from "./pool.js";
 import { packageError } from "./errors.js";
-import { init } from "./loader.js";
-import { runJob } from "./convert-job.js";
-
-// Jobs posted to a worker ahead of its answers: enough that it keeps busy while the calling
-// thread reads and averages between calls, few enough that the rest stay queued for that
-// thread to take when it waits.
-const AHEAD = 8;
 
 /**
  * Starts `count` encoding workers; → `{ workers, encode(config, options, jobs),
@@ -44,7 +36,6 @@ export async function startEncoders(count) {
         if (!message.ready) throw packageError("LoadFailed", message.message, { command: "convert" });
       }),
     );
-    await init(); // the codec, for the jobs this thread runs while it waits
   } catch {
     for (const { worker } of workers) await worker.terminate();
     return null;
@@ -70,17 +61,15 @@ export async function startEncoders(count) {
 }
 
 /**
- * Batches of jobs through the workers. start() queues every job and posts up to AHEAD to
- * each worker, then returns; finish() takes answers, of any batch, until its own are all in,
- * posting queued jobs as workers answer and, whenever none has answered, running the last
- * queued job itself (the workers take from the front).
+ * Batches of jobs through the workers. start() posts every job at once, each to the worker
+ * holding the fewest (chunk jobs are alike in size), and returns; finish() takes answers,
+ * of any batch, until its own are all in.
  */
 class Batches {
   #workers;
   #signal;
   #batches = new Map();
-  #queue = []; // [job id, message, transfer] not yet posted, in order
-  #jobs = new Map(); // job id → [batch id, index]
+  #jobs = new Map(); // job id → [batch id, index, worker]
   #nextBatch = 0;
   #nextJob = 0;
 
@@ -94,11 +83,12 @@ class Batches {
     const id = this.#nextBatch++;
     this.#batches.set(id, { results: new Array(jobs.length), left: jobs.length, result });
     jobs.forEach((job, index) => {
+      const worker = this.#workers.reduce((a, b) => (b.held < a.held ? b : a));
       const jobId = this.#nextJob++;
-      this.#jobs.set(jobId, [id, index]);
-      this.#queue.push(message(job, jobId));
+      this.#jobs.set(jobId, [id, index, worker]);
+      worker.port.postMessage(...message(job, jobId));
+      worker.held++;
     });
-    this.#post();
     return id;
   }
 
@@ -108,33 +98,10 @@ class Batches {
       const seen = Atomics.load(this.#signal, 0);
       if (this.#take()) continue;
       if (Atomics.load(this.#signal, 1) === 1) throw packageError("LoadFailed", "an encoding worker stopped", { command: "convert" });
-      if (this.#queue.length > 0) {
-        const [message] = this.#queue.pop();
-        this.#answer(runJob(message)[0]);
-        continue;
-      }
       Atomics.wait(this.#signal, 0, seen);
     }
     this.#batches.delete(id);
     return batch.results;
-  }
-
-  /** Queued jobs to the workers holding fewer than AHEAD. */
-  #post() {
-    for (const worker of this.#workers) {
-      while (worker.held < AHEAD && this.#queue.length > 0) {
-        worker.port.postMessage(...this.#queue.shift());
-        worker.held++;
-      }
-    }
-  }
-
-  #answer(answer) {
-    const [id, index] = this.#jobs.get(answer.id);
-    this.#jobs.delete(answer.id);
-    const batch = this.#batches.get(id);
-    batch.results[index] = answer.error === undefined ? batch.result(answer) : { error: answer.error };
-    batch.left--;
   }
 
   /** Every answer waiting on the ports; whether there was any. */
@@ -142,12 +109,16 @@ class Batches {
     let got = false;
     for (const worker of this.#workers) {
       for (let received; (received = receiveMessageOnPort(worker.port)); ) {
+        const answer = received.message;
+        const [id, index] = this.#jobs.get(answer.id);
+        this.#jobs.delete(answer.id);
         worker.held--;
-        this.#answer(received.message);
+        const batch = this.#batches.get(id);
+        batch.results[index] = answer.error === undefined ? batch.result(answer) : { error: answer.error };
+        batch.left--;
         got = true;
       }
     }
-    if (got) this.#post();
     return got;
   }
 }
