@@ -8,7 +8,7 @@
 
 use super::super::encoder::{parallel_map, ChunkEncoder, DecodeBatch, DecodeJob, Encoders};
 use super::super::error::{ConvertError, Result};
-use super::super::levels::{round_up, Grid, Pyramid};
+use super::super::levels::{plan_levels, Layout, Pyramid, Shards};
 use super::super::options::{is_int, mcu_size, ConvertOptions, Plan};
 use super::super::pyramid::{cut_tile, Context, RowPyramid};
 use super::super::source::ImageInfo;
@@ -27,10 +27,6 @@ const MAX_JPEG_SIDE: u64 = 65535;
 const MAX_TILE_PIXELS: u64 = 1 << 26;
 /// The PSNR levels 1+ are kept at by default (dB, against their exact averages).
 const DEFAULT_LEVEL_PSNR: f64 = 30.0;
-/// The default shard rule: a level of more than this many chunks is stored in shards of
-/// SHARD_CHUNKS² chunks.
-const AUTO_SHARD_ABOVE: u64 = 1024;
-const SHARD_CHUNKS: u32 = 16;
 
 /// What one tile became.
 struct TileOut {
@@ -222,51 +218,20 @@ impl<'a> TileJob<'a> {
         }))
         .map_err(|e| ConvertError::argument(format!("{e}")))?;
 
-        // the levels: halved until one fits a tile (or as many as asked)
+        // the levels: halved until one fits a tile (or as many as asked), level 0's chunks the tiles
         let (height, width) = (page.height as u32, page.width as u32);
         let (th, tw) = (th as u32, tw as u32);
-        let mut shapes = vec![(height, width)];
-        loop {
-            let (h, w) = *shapes.last().expect("level 0");
-            let more = match common.levels {
-                Some(n) => (shapes.len() as u32) < n,
-                None => h > th || w > tw,
-            };
-            if !more {
-                break;
+        let shards = match shard {
+            None => Shards::Auto,
+            Some(0) => Shards::Off,
+            Some(side) if side % th != 0 || side % tw != 0 => {
+                return Err(ConvertError::argument(format!("shard {side} is not a multiple of the tile size {tw} × {th}")));
             }
-            if h == 1 && w == 1 {
-                return Err(ConvertError::argument(format!(
-                    "levels {} is too many for a {height}×{width} image (at most {}, down to 1×1)",
-                    common.levels.unwrap_or(0),
-                    shapes.len()
-                )));
-            }
-            shapes.push((h.div_ceil(2), w.div_ceil(2)));
-        }
+            Some(side) => Shards::Side(side),
+        };
         let mcu = mcu_size(&config_up);
-        let mut grids = Vec::with_capacity(shapes.len());
-        for (level, &(h, w)) in shapes.iter().enumerate() {
-            let chunk = if level == 0 { (th, tw) } else { (th.min(round_up(h, mcu.0)), tw.min(round_up(w, mcu.1))) };
-            let chunks = (h.div_ceil(chunk.0), w.div_ceil(chunk.1));
-            let sharded = match shard {
-                None => u64::from(chunks.0) * u64::from(chunks.1) > AUTO_SHARD_ABOVE,
-                Some(s) => s > 0,
-            };
-            let mut shard_shape = None;
-            if sharded {
-                let side = shard.filter(|&s| s > 0);
-                if let Some(side) = side {
-                    if side % th != 0 || side % tw != 0 {
-                        return Err(ConvertError::argument(format!("shard {side} is not a multiple of the tile size {tw} × {th}")));
-                    }
-                }
-                let want = side.map_or((SHARD_CHUNKS * chunk.0, SHARD_CHUNKS * chunk.1), |s| (s, s));
-                let s = (want.0.min(round_up(h, chunk.0)), want.1.min(round_up(w, chunk.1)));
-                shard_shape = Some((round_up(s.0, chunk.0), round_up(s.1, chunk.1)));
-            }
-            grids.push(Grid { chunk, shard: shard_shape, chunks });
-        }
+        let layout = Layout { chunk: (th, tw), mcu, levels: common.levels, shards, whole_level0_chunk: true };
+        let pyramid = plan_levels(height, width, &layout)?;
 
         let pixel = match common.pixel_size {
             Some(size) => Some(PixelSize { x: size, y: size, source: "--pixel-size" }),
@@ -321,7 +286,7 @@ impl<'a> TileJob<'a> {
             level_psnr,
             info,
             plan,
-            pyramid: Pyramid { shapes, grids },
+            pyramid,
         };
         Ok(TileJob { tiff, tiles })
     }
