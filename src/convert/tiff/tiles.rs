@@ -28,6 +28,9 @@ const MAX_TILE_PIXELS: u64 = 1 << 26;
 /// The PSNR levels 1+ are kept at by default (dB, against their exact averages).
 const DEFAULT_LEVEL_PSNR: f64 = 30.0;
 
+/// Rows of a row of tiles assembled at a time for the levels above.
+const STRIP_ROWS: usize = 16;
+
 /// What one tile became.
 struct TileOut {
     /// decoded samples (th × tw × components), None for an empty tile
@@ -473,7 +476,8 @@ impl TileJob<'_> {
         let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
         let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0) };
         let mut rows = RowPyramid::new(cx, c).with_external_level0();
-        let mut band = vec![0u8; th * width * c];
+        let strip_rows = STRIP_ROWS.min(th);
+        let mut strip = vec![0u8; strip_rows * width * c];
         let shape0 = self.tiles.shape0();
         // Row ty's tiles are handed to the decoders, then row ty − 1's (decoding meanwhile)
         // are taken back, stored and averaged: the decoders work while this thread reads.
@@ -507,31 +511,14 @@ impl TileJob<'_> {
             let mut outs = outs.into_iter();
             let outs: Vec<Result<Vec<TileOut>>> =
                 (0..self.grid.columns).map(|_| outs.by_ref().take(planes).collect()).collect();
+            // the tiles' samples, kept until their rows have fed the levels above
+            let mut row_samples: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(outs.len());
             for (tx, out) in outs.into_iter().enumerate() {
                 let out = out?;
-                let x0 = tx * tw;
-                let w = tw.min(width - x0);
                 let mut any = false;
                 let mut sum = 0u64;
-                for (p, t) in out.iter().enumerate() {
-                    for y in 0..rows_here {
-                        let at = (y * width + x0) * c;
-                        let row = &mut band[at..at + w * c];
-                        match &t.samples {
-                            Some(s) if planes == 1 => row.copy_from_slice(&s[y * tw * c..(y * tw + w) * c]),
-                            Some(s) => {
-                                for (x, v) in s[y * tw..y * tw + w].iter().enumerate() {
-                                    row[x * c + p] = *v;
-                                }
-                            }
-                            None if planes == 1 => row.fill(0),
-                            None => {
-                                for x in 0..w {
-                                    row[x * c + p] = 0;
-                                }
-                            }
-                        }
-                    }
+                let mut samples = Vec::with_capacity(out.len());
+                for (p, t) in out.into_iter().enumerate() {
                     let (cy, cxx) = (ty as u32, tx as u32);
                     if let Some(b) = &t.bytes {
                         any = true;
@@ -544,22 +531,52 @@ impl TileJob<'_> {
                             reencoded.push((vec![cy, cxx], t.why.clone()));
                         }
                     }
-                }
-                for (p, t) in out.into_iter().enumerate() {
-                    let (cy, cxx, p) = (ty as u32, tx as u32, p as u32);
                     match t.bytes {
-                        Some(b) => store0.store(rows.writer(), &key, cy, cxx, p, b)?,
-                        None => store0.skip(rows.writer(), &key, cy, cxx, p)?,
+                        Some(b) => store0.store(rows.writer(), &key, cy, cxx, p as u32, b)?,
+                        None => store0.skip(rows.writer(), &key, cy, cxx, p as u32)?,
                     }
+                    samples.push(t.samples);
                 }
                 if any {
                     stored0 += 1;
                     bytes0 += sum;
                 }
                 rows.chunk_written(0, any, sum)?;
+                row_samples.push(samples);
             }
             store0.end_chunk_row(rows.writer(), ty as u32)?;
-            rows.push(&band[..rows_here * width * c], rows_here)?;
+            // the row of tiles to the levels above a strip of rows at a time, never as one
+            // full-width band
+            let mut y0 = 0;
+            while y0 < rows_here {
+                let n = strip_rows.min(rows_here - y0);
+                for (tx, tile) in row_samples.iter().enumerate() {
+                    let x0 = tx * tw;
+                    let w = tw.min(width - x0);
+                    for (p, samples) in tile.iter().enumerate() {
+                        for y in 0..n {
+                            let (at, sy) = ((y * width + x0) * c, y0 + y);
+                            let row = &mut strip[at..at + w * c];
+                            match samples {
+                                Some(s) if planes == 1 => row.copy_from_slice(&s[sy * tw * c..(sy * tw + w) * c]),
+                                Some(s) => {
+                                    for (x, v) in s[sy * tw..sy * tw + w].iter().enumerate() {
+                                        row[x * c + p] = *v;
+                                    }
+                                }
+                                None if planes == 1 => row.fill(0),
+                                None => {
+                                    for x in 0..w {
+                                        row[x * c + p] = 0;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                rows.push(&strip[..n * width * c], n)?;
+                y0 += n;
+            }
         }
         let (mut totals, _, chunks) = rows.finish()?;
         totals[0].chunks = stored0;
