@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use super::error::{ConvertError, Result};
 use super::options::ConvertOptions;
 use super::source::ReadAt;
-use super::{Conversion, Events, Summary};
+use super::conversion::Conversion;
+use super::events::Events;
+use super::store::StoreWriter;
+use super::summary::Summary;
 use crate::ConfigValue;
 
 /// A file read at offsets (positional reads: one handle serves any order of reads).
@@ -96,7 +99,7 @@ impl FsStore {
     }
 }
 
-impl super::StoreWriter for FsStore {
+impl StoreWriter for FsStore {
     fn write(&mut self, key: &str, bytes: &[u8]) -> Result<()> {
         let path = self.path_of(key)?;
         fs::write(path, bytes).map_err(|e| self.failed(e))

@@ -8,12 +8,12 @@
 //!   loss does not compound from level to level.
 
 use super::encoder::{ChunkEncoder, Started, Tile};
-use super::error::Result;
+use super::error::{ConvertError, Result};
 use super::levels::Pyramid;
 use super::metadata;
 use super::options::Plan;
 use super::store::{ChunkStore, StoreWriter};
-use super::{Events, Progress};
+use super::events::{Events, Progress};
 
 /// Chunks cut and encoded at once per encode thread (at least 16 in all): enough to keep the
 /// threads busy, few enough that the tiles held do not grow with the image's width.
@@ -356,7 +356,7 @@ impl<'a> RowPyramid<'a> {
             let level = &self.levels[l];
             if level.rows_in != level.height {
                 // a source that ended early: its own check should have named the problem
-                return Err(super::ConvertError::input(format!(
+                return Err(ConvertError::input(format!(
                     "the input ended after {} of its {} rows",
                     self.levels[0].rows_in, self.levels[0].height
                 )));

@@ -9,6 +9,7 @@
 
 use super::super::error::{ConvertError, Result};
 use super::ifd::{Page, Tiff};
+use crate::ConfigValue as V;
 
 /// The first start tag `<[prefix:]Name …>` in `text`.
 fn start_tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
@@ -305,4 +306,19 @@ mod tests {
         assert_eq!(p.x, 0.499);
         assert!(pixel_size_from_description(Some("Aperio |MPP = x")).is_none());
     }
+}
+
+/// What the summary says of the source: its format, the page read and the pixel size.
+pub fn source_summary(tiff: &Tiff, page: &Page, pixel: Option<PixelSize>) -> V {
+    let num = |n: f64| V::Number(n);
+    V::Object(vec![
+        ("format".into(), V::String(tiff.format().into())),
+        ("page".into(), V::String(describe_page(page))),
+        (
+            "pixelSize".into(),
+            pixel.map_or(V::Null, |p| {
+                V::Object(vec![("x".into(), num(p.x)), ("y".into(), num(p.y)), ("source".into(), V::String(p.source.into()))])
+            }),
+        ),
+    ])
 }

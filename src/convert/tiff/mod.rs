@@ -13,25 +13,11 @@ mod tiles;
 use super::error::{ConvertError, Result};
 use super::options::{ConvertOptions, Rescale};
 use super::source::{ImageInfo, ReadAt, RowSource};
-use crate::ConfigValue as V;
 
-pub use ifd::{Page, Tiff};
+pub use ifd::Tiff;
 pub use tiles::TileJob;
-pub use image::{pixel_size_from_description, PixelSize};
+pub use image::pixel_size_from_description;
 
-fn source_summary(tiff: &Tiff, page: &Page, pixel: Option<PixelSize>) -> V {
-    let num = |n: f64| V::Number(n);
-    V::Object(vec![
-        ("format".into(), V::String(tiff.format().into())),
-        ("page".into(), V::String(image::describe_page(page))),
-        (
-            "pixelSize".into(),
-            pixel.map_or(V::Null, |p| {
-                V::Object(vec![("x".into(), num(p.x)), ("y".into(), num(p.y)), ("source".into(), V::String(p.source.into()))])
-            }),
-        ),
-    ])
-}
 
 /// What an opened TIFF is converted as.
 pub enum Opened<'a> {
@@ -58,7 +44,7 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
         format: "tiff",
         planes: false,
         pixel_size: pixel.map(|p| p.x),
-        summary: Some(source_summary(&tiff, &page, pixel)),
+        summary: Some(image::source_summary(&tiff, &page, pixel)),
     };
     if page.compression == 6 {
         let source = ojpeg::open(&tiff, &page)?;

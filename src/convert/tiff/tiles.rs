@@ -14,7 +14,9 @@ use super::super::pyramid::{cut_tile, Context, RowPyramid};
 use super::super::source::ImageInfo;
 use super::super::store::{ChunkStore, StoreWriter};
 use super::super::summary::{self, TileCounts};
-use super::super::{json, metadata, Events, Summary};
+use super::super::events::{now, Events};
+use super::super::summary::Summary;
+use super::super::{json, metadata};
 use super::ifd::{Page, TileGrid, Tiff};
 use super::image::{check_uint8, pixel_size_from_description, PixelSize};
 use super::level_quality::{level_qualities, with_quality, SAMPLE_TILES};
@@ -274,7 +276,7 @@ impl<'a> TileJob<'a> {
             format: "tiff",
             planes: planes > 1,
             pixel_size: pixel.map(|p| p.x),
-            summary: Some(super::source_summary(&tiff, &page, pixel)),
+            summary: Some(super::image::source_summary(&tiff, &page, pixel)),
         };
         let tiles = Tiles {
             file: file.clone(),
@@ -452,7 +454,7 @@ impl TileJob<'_> {
     }
 
     pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, encoders: &dyn Encoders, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
-        let started = super::super::now();
+        let started = now();
         for w in &warnings {
             events.warning(w);
         }
@@ -641,7 +643,7 @@ impl TileJob<'_> {
             chunks,
             metadata_bytes,
             error: (0, 0),
-            seconds: super::super::now() - started,
+            seconds: now() - started,
             warnings,
             streamed: true,
         });

@@ -1,0 +1,243 @@
+//! The dispatcher: opens an input as the source its bytes announce, resolves the options
+//! into a plan and a pyramid, and runs the one pipeline into the caller's store.
+
+use super::encoder::{ChunkEncoder, Encoders, Threads};
+use super::error::{ConvertError, Result};
+use super::events::{now, Events};
+use super::levels::{self, Pyramid};
+use super::options::{ConvertOptions, Plan};
+use super::pyramid::{Context, RowPyramid};
+use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd};
+use super::store::StoreWriter;
+use super::summary::{self, Summary};
+use super::{jpeg, json, metadata, png, tiff};
+
+/// The format its first bytes announce.
+pub fn sniff_format(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]) {
+        return Some("png");
+    }
+    if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        return Some("jpeg");
+    }
+    if bytes.len() >= 4 {
+        let le = bytes[0] == 0x49 && bytes[1] == 0x49;
+        let be = bytes[0] == 0x4d && bytes[1] == 0x4d;
+        let magic = if le { u16::from_le_bytes([bytes[2], bytes[3]]) } else { u16::from_be_bytes([bytes[2], bytes[3]]) };
+        if (le || be) && (magic == 42 || magic == 43) {
+            return Some("tiff");
+        }
+    }
+    None
+}
+
+/// The multiscale's default name: the input's file name without its extension.
+pub fn default_name(input: &str) -> String {
+    let base = input.rsplit(['/', '\\']).next().unwrap_or(input);
+    match base.rfind('.') {
+        Some(dot) if dot > 0 || base.len() > 1 => base[..dot].to_string(),
+        _ => base.to_string(),
+    }
+}
+
+/// What produces level 0.
+enum Job<'a> {
+    /// rows, encoded into chunks
+    Rows(Box<dyn RowSource + 'a>),
+    /// a TIFF's JPEG tiles, copied
+    Tiles(Box<tiff::TileJob<'a>>),
+}
+
+/// A conversion whose input has been opened and whose options are resolved: what it will
+/// write is known, nothing has been written.
+pub struct Conversion<'a> {
+    job: Job<'a>,
+    plan: Plan,
+    pyramid: Pyramid,
+    name: String,
+    to_gray: bool,
+    /// samples per pixel of the rows the pyramid gets (1 after `to_gray`)
+    channels: usize,
+    warnings: Vec<String>,
+    /// what encodes the chunks, when the caller brings its own (else `plan.workers` threads)
+    encoders: Option<&'a dyn Encoders>,
+}
+
+impl<'a> Conversion<'a> {
+    /// Opens `input` (named `file` in messages), reads its header and resolves `options`.
+    pub fn open(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let head = source::read_bytes(input, 0, 8).map_err(|e| ConvertError::input(format!("cannot read {file}: {e}")))?;
+        let rescale = options.rescale()?;
+        let source: Box<dyn RowSource + 'a> = match sniff_format(&head) {
+            Some("png") => Box::new(png::PngSource::open(input, file, rescale)?),
+            Some("jpeg") => {
+                if rescale.is_some() {
+                    return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {file} is an 8-bit JPEG")));
+                }
+                Box::new(jpeg::JpegSource::open(input, file)?)
+            }
+            Some(_) => match tiff::open(input, file, options, rescale)? {
+                tiff::Opened::Rows(rows) => rows,
+                tiff::Opened::Tiles(job, warnings) => {
+                    let name = match options.string("name")? {
+                        Some(name) => name.to_string(),
+                        None => default_name(file),
+                    };
+                    let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
+                    let channels = job.info.channels;
+                    return Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None });
+                }
+            },
+            None => {
+                return Err(ConvertError::input(format!(
+                    "{file} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)"
+                )))
+            }
+        };
+        Self::from_source(source, file, options)
+    }
+
+    /// A conversion of any row source.
+    pub fn from_source(source: Box<dyn RowSource + 'a>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let info = source.info().clone();
+        let gray = matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
+        if info.planes && options.color().is_some() && !gray {
+            return Err(ConvertError::argument(format!(
+                "{file} has {} channels, stored as a c axis of grayscale chunks; color {} needs RGB input",
+                info.channels,
+                options.color().map_or(String::new(), |c| match c {
+                    crate::ConfigValue::String(s) => s.clone(),
+                    other => json::compact(other),
+                })
+            )));
+        }
+        let to_gray = !info.planes && info.channels == 3 && gray;
+        let channels = if to_gray { 1 } else { info.channels };
+        let stated;
+        let options = match info.pixel_size {
+            Some(size) if options.get("pixelSize").is_none() => {
+                stated = options.with_pixel_size(size);
+                &stated
+            }
+            _ => options,
+        };
+        let mut plan = options.resolve(if info.planes { 1 } else { channels })?;
+        if info.planes {
+            plan.planes = channels;
+        }
+        plan.rescale = source.rescaled();
+        let mut warnings = source.warnings();
+        if to_gray {
+            warnings.push("the colour input is converted to grayscale (BT.601 luma)".into());
+        }
+        warnings.append(&mut plan.warnings);
+        let pyramid = levels::plan_pyramid(&plan, info.height, info.width)?;
+        let name = match options.string("name")? {
+            Some(name) => name.to_string(),
+            None => default_name(file),
+        };
+        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings, encoders: None })
+    }
+
+    /// Encodes the chunks with `encoders` instead of the core's threads.
+    pub fn with_encoders(mut self, encoders: &'a dyn Encoders) -> Self {
+        self.encoders = Some(encoders);
+        self
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    pub fn pyramid(&self) -> &Pyramid {
+        &self.pyramid
+    }
+
+    pub fn info(&self) -> &ImageInfo {
+        match &self.job {
+            Job::Rows(source) => source.info(),
+            Job::Tiles(job) => &job.info,
+        }
+    }
+
+    /// Writes the store through `writer`; `seconds` measures the run for the summary.
+    pub fn run(mut self, writer: &mut dyn StoreWriter, events: &mut dyn Events, output: &str) -> Result<Summary> {
+        let threads = Threads(self.plan.workers);
+        let encoders = self.encoders.unwrap_or(&threads);
+        let source = match self.job {
+            Job::Tiles(job) => return job.run(writer, events, encoders, output, &self.name, self.warnings),
+            Job::Rows(source) => source,
+        };
+        let mut source = source;
+        let started = now();
+        for w in &self.warnings {
+            events.warning(w);
+        }
+        let channels = self.channels;
+        let encoder = ChunkEncoder {
+            config: self.plan.config.clone(),
+            level_configs: Vec::new(),
+            options: self.plan.encode_options,
+            channels,
+            planes: self.plan.planes,
+            encoders,
+        };
+        loop {
+            let mut metadata_bytes = 0u64;
+            let mut put = |writer: &mut dyn StoreWriter, key: &str, value: &crate::ConfigValue| -> Result<()> {
+                let text = json::pretty(value);
+                metadata_bytes += text.len() as u64;
+                writer.write(key, text.as_bytes())
+            };
+            put(writer, "zarr.json", &metadata::group(&self.plan, &self.pyramid.shapes, &self.name))?;
+            for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
+                put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, *shape, grid))?;
+            }
+            let cx = Context {
+                plan: &self.plan,
+                pyramid: &self.pyramid,
+                writer: &mut *writer,
+                encoder: &encoder,
+                events: &mut *events,
+                chunks_done: 0,
+                error: (0, 0),
+            };
+            let mut rows = RowPyramid::new(cx, channels);
+            let end = source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
+            match end {
+                RowsEnd::Again => {
+                    drop(rows);
+                    writer.clear()?;
+                }
+                RowsEnd::Done(read_warnings) => {
+                    let (totals, error, chunks) = rows.finish()?;
+                    for w in &read_warnings {
+                        events.warning(w);
+                    }
+                    self.warnings.extend(read_warnings);
+                    return Ok(summary::build(summary::Parts {
+                        output,
+                        name: &self.name,
+                        plan: &self.plan,
+                        pyramid: &self.pyramid,
+                        info: source.info(),
+                        channels,
+                        totals: &totals,
+                        chunks,
+                        metadata_bytes,
+                        error,
+                        seconds: now() - started,
+                        warnings: self.warnings.clone(),
+                        streamed: source.streamed(),
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// Converts `input` into `writer` (a store the caller commits), the whole of it in memory
+/// terms of the core: open, resolve, run.
+pub fn convert(input: &dyn ReadAt, file: &str, options: &ConvertOptions, writer: &mut dyn StoreWriter, events: &mut dyn Events) -> Result<Summary> {
+    Conversion::open(input, file, options)?.run(writer, events, "")
+}
