@@ -49,6 +49,8 @@ const OPTIONS = {
   config: ["-max_len=1024", `-dict=${path.join(fuzzDir, "config.dict")}`],
   layout: ["-max_len=128"],
   tile_stream: ["-max_len=65536", `-dict=${path.join(fuzzDir, "jpeg.dict")}`],
+  // (whole-image decodes are capped at 4 GiB with the file, by design: the limit is above that)
+  convert: ["-max_len=65536", "-rss_limit_mb=6144", "-malloc_limit_mb=6144", "-timeout=30"],
 };
 
 // Config indices of fuzz_targets/common.rs::CONFIGS that fit a fixture's component count.
