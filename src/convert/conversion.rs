@@ -94,8 +94,7 @@ impl<'a> Conversion<'a> {
             },
             None => {
                 return Err(ConvertError::input(format!(
-                    "{file} is neither a PNG, a JPEG, a TIFF nor a DICOM file (its first bytes are not a PNG, JPEG or TIFF \
-                     signature, nor DICOM's \"DICM\")"
+                    "{file} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)"
                 )))
             }
         };
