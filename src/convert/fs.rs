@@ -249,9 +249,9 @@ fn folder_files(path: &Path, name: &str) -> Result<Vec<(String, InputFile)>> {
         .collect()
 }
 
-/// Converts the image file `input` (or the DICOM series in the directory `input`) into the store `output` with the npm CLI's options
-/// (`{"quality": 90, "shard": 4096, "overwrite": true, …}`). The store appears whole at
-/// `output` or not at all; an error names its cause.
+/// Converts the image file `input` (or the DICOM series in the directory `input`) into the
+/// store `output` with the npm CLI's options (`{"quality": 90, "shard": 4096, "overwrite":
+/// true, …}`). The store appears whole at `output` or not at all; an error names its cause.
 pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &mut dyn Events) -> Result<Summary> {
     if output.is_empty() {
         return Err(ConvertError::argument("output must be a directory path"));
@@ -259,15 +259,14 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
     let options = ConvertOptions::parse(options)?;
     let overwrite = options.flag("overwrite")?;
     let input_path = Path::new(input);
-    let folder = fs::metadata(input_path).is_ok_and(|m| m.is_dir());
     // a directory is a DICOM series: each of its files opened (not read) here
-    let files = match folder {
-        true => folder_files(input_path, input)?,
-        false => vec![(input.to_string(), InputFile::open(input_path, input)?)],
-    };
-    let conversion = match folder {
-        true => Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), input, &options)?,
-        false => Conversion::open(&files[0].1, input, &options)?,
+    let (files, single);
+    let conversion = if fs::metadata(input_path).is_ok_and(|m| m.is_dir()) {
+        files = folder_files(input_path, input)?;
+        Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), input, &options)?
+    } else {
+        single = InputFile::open(input_path, input)?;
+        Conversion::open(&single, input, &options)?
     };
     let (target, temp) = prepare_output(output, overwrite, input_path, input)?;
     let mut store = FsStore::create(temp.clone(), output)?;

@@ -19,9 +19,9 @@ const MAX_TABLE: u64 = 1 << 27;
 /// Bytes read from the input at a time.
 const WINDOW: usize = 1 << 16;
 
-const ITEM: u32 = 0xFFFE_E000;
+pub const ITEM: u32 = 0xFFFE_E000;
 const ITEM_END: u32 = 0xFFFE_E00D;
-const SEQUENCE_END: u32 = 0xFFFE_E0DD;
+pub const SEQUENCE_END: u32 = 0xFFFE_E0DD;
 pub const PIXEL_DATA: u32 = 0x7FE0_0010;
 const EXTENDED_OFFSET_TABLE: u32 = 0x7FE0_0001;
 const EXTENDED_OFFSET_LENGTHS: u32 = 0x7FE0_0002;

@@ -10,10 +10,7 @@
 
 use super::super::error::Result;
 use super::super::source::{read_bytes, ReadAt};
-use super::elements::{Instance, Reader};
-
-const ITEM: u32 = 0xFFFE_E000;
-const SEQUENCE_END: u32 = 0xFFFE_E0DD;
+use super::elements::{Instance, Reader, ITEM, SEQUENCE_END};
 
 /// One frame: the byte ranges of its fragments (one range for most files).
 #[derive(Clone, Debug, PartialEq)]

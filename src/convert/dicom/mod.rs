@@ -16,7 +16,6 @@ use super::options::{ConvertOptions, Rescale};
 use super::source::{ImageInfo, PixelSize, ReadAt, RowSource, TileGrid};
 use super::tile_copy::{TileInput, TileJob, TileSpec};
 use crate::decode::StoredColorSpace;
-use crate::inspect::inspect_stream;
 use crate::ConfigValue as V;
 use elements::{read_instance, Instance};
 use frames::{read_frame, Frame};
@@ -107,13 +106,11 @@ struct Level0<'a> {
     /// tile i → (part, frame) or none
     tiles: Vec<Option<(u32, u32)>>,
     frame_bytes_max: u64,
+    /// the colour space of frames whose own markers state none
     photometric_declared: StoredColorSpace,
-    /// frames whose own markers state no colour space get the Photometric one
-    coding: Coding,
 }
 
-fn required(instance: &Instance, value: Option<u64>, name: &str, file: &str) -> Result<u64> {
-    let _ = instance;
+fn required(value: Option<u64>, name: &str, file: &str) -> Result<u64> {
     value.ok_or_else(|| ConvertError::input(format!("{file}: the volume instance has no {name}")))
 }
 
@@ -191,10 +188,10 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
     let where_ = format!("{file0}: level 0");
 
     // the frame and the matrix
-    let frame_rows = required(&i0, i0.rows, "Rows (0028,0010)", &file0)?;
-    let frame_columns = required(&i0, i0.columns, "Columns (0028,0011)", &file0)?;
-    let total_columns = required(&i0, i0.total_columns, "Total Pixel Matrix Columns (0048,0006)", &file0)?;
-    let total_rows = required(&i0, i0.total_rows, "Total Pixel Matrix Rows (0048,0007)", &file0)?;
+    let frame_rows = required(i0.rows, "Rows (0028,0010)", &file0)?;
+    let frame_columns = required(i0.columns, "Columns (0028,0011)", &file0)?;
+    let total_columns = required(i0.total_columns, "Total Pixel Matrix Columns (0048,0006)", &file0)?;
+    let total_rows = required(i0.total_rows, "Total Pixel Matrix Rows (0048,0007)", &file0)?;
     let spp = i0.samples_per_pixel.unwrap_or(1);
     for (name, v) in [("Rows", frame_rows), ("Columns", frame_columns), ("Total Pixel Matrix Columns", total_columns), ("Total Pixel Matrix Rows", total_rows)] {
         if v == 0 {
@@ -340,7 +337,6 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
         // a JPEG frame is at most its raw size and some (tables, markers), here twice and 64 KiB
         frame_bytes_max: frame_samples * 2 + (1 << 16),
         photometric_declared: declared,
-        coding,
     };
     let empty = level.tiles.iter().filter(|t| t.is_none()).count() as u64;
     let Some(first_tile) = level.tiles.iter().position(Option::is_some) else {
@@ -433,20 +429,13 @@ fn skipped_note(associated: &[String]) -> Option<String> {
     (!associated.is_empty()).then(|| format!("not converted: {} (the store holds the slide's volume only)", associated.join(", ")))
 }
 
-/// The colour space a JPEG frame's own markers state (Adobe, JFIF, 'R','G','B' ids), if any.
+/// The colour space a JPEG frame's own markers state (Adobe, JFIF, 'R','G','B' ids, one
+/// component) by the decoder's rules, or None where it states none (and they would fall
+/// back to YCbCr).
 fn stated_color(stream: &[u8]) -> Option<StoredColorSpace> {
-    let info = inspect_stream(stream).ok()?;
-    if info.components.len() == 1 {
-        return Some(StoredColorSpace::Grayscale);
-    }
-    match info.adobe_transform {
-        Some(0) => Some(StoredColorSpace::Rgb),
-        Some(1) => Some(StoredColorSpace::Ycbcr),
-        Some(_) => None,
-        None if info.jfif => Some(StoredColorSpace::Ycbcr),
-        None if info.components.iter().map(|c| c.id).eq([b'R', b'G', b'B']) => Some(StoredColorSpace::Rgb),
-        None => None,
-    }
+    let header = crate::markers::read_header(stream).ok()?;
+    let states = header.components.len() == 1 || header.adobe_transform.is_some() || header.jfif || header.ids_are_rgb();
+    states.then(|| crate::decode::stored_color_space(&header).ok()).flatten()
 }
 
 impl TileInput for Level0<'_> {
@@ -460,9 +449,7 @@ impl TileInput for Level0<'_> {
             // the frame says what it is: copied as it is
             return Ok(Some(bytes));
         }
-        let declared = self.photometric_declared;
-        let _ = self.coding;
-        crate::tile_stream::complete_tile_stream(&bytes, None, Some(declared))
+        crate::tile_stream::complete_tile_stream(&bytes, None, Some(self.photometric_declared))
             .map(Some)
             .map_err(|e| ConvertError::input(format!("{label}: {e}")))
     }
