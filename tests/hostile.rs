@@ -666,19 +666,24 @@ fn adobe_marker_after_the_frame_header_is_refused_not_a_panic() {
 
 #[test]
 fn adobe_marker_after_the_frame_header_of_a_sequential_colour_frame_is_read() {
-    // wsidicom's DICOM frames carry APP14 after SOF; libjpeg reads it there
-    let stream = std::fs::read(format!("{}/tests/fixtures/rgb_q90_cjpeg_61x47.jpg", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    // wsidicomizer's DICOM frames carry their APP14 after SOF; libjpeg reads it there.
+    let fixture = |name: &str| std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let config = zarr_jpeg::JpegConfig::parse(&serde_json::from_str(r#"{"quality": 90, "encoded_color_space": "rgb"}"#).unwrap()).unwrap();
     let shape = [47, 61, 3];
-    let plain = zarr_jpeg::decode(&config, &stream, &shape).unwrap();
-    let app14 = [0xFF, 0xEE, 0x00, 0x0E, b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, 1];
-    let late = insert_before_scan(&stream, 0, &app14);
-    assert_eq!(zarr_jpeg::decode(&config, &late, &shape).unwrap(), plain, "transform 1 after SOF: the same YCbCr samples");
-    let mut rgb = app14;
-    rgb[15] = 0;
-    let late_rgb = insert_before_scan(&stream, 0, &rgb);
-    let info = zarr_jpeg::inspect_stream(&late_rgb).unwrap();
-    assert_eq!(info.adobe_transform, Some(0), "transform 0 after SOF is what the stream states");
+    let adobe = |transform: u8| [0xFF, 0xEE, 0x00, 0x0E, b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, transform];
+
+    // an RGB stream (Adobe transform 0 before its tables) with the marker moved after SOF
+    let rgb = fixture("rgb_q90_cjpeg_61x47.jpg");
+    let early = rgb.windows(16).position(|w| w == adobe(0)).expect("the fixture's Adobe marker");
+    let without: Vec<u8> = [&rgb[..early], &rgb[early + 16..]].concat();
+    let moved = insert_before_scan(&without, 0, &adobe(0));
+    assert_eq!(zarr_jpeg::inspect_stream(&moved).unwrap().adobe_transform, Some(0));
+    assert_eq!(zarr_jpeg::decode(&config, &moved, &shape).unwrap(), zarr_jpeg::decode(&config, &rgb, &shape).unwrap(), "RGB marker after SOF");
+
+    // a JFIF YCbCr stream with transform 1 added after SOF: the same YCbCr samples
+    let ycc = fixture("ycc444_q90_cjpeg_61x47.jpg");
+    let late = insert_before_scan(&ycc, 0, &adobe(1));
+    assert_eq!(zarr_jpeg::decode(&config, &late, &shape).unwrap(), zarr_jpeg::decode(&config, &ycc, &shape).unwrap(), "YCbCr marker after SOF");
 }
 
 fn repo_path(rel: &str) -> std::path::PathBuf {
