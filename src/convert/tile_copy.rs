@@ -46,6 +46,8 @@ pub struct TileSpec {
     pub label: String,
     /// the container's name in messages ("TIFF", "DICOM")
     pub container: &'static str,
+    /// what the container calls the image the tiles make up ("page", "image")
+    pub image_noun: &'static str,
     pub height: u64,
     pub width: u64,
     pub tile_height: u64,
@@ -200,7 +202,7 @@ impl<'a> TileJob<'a> {
             return Err(ConvertError::input(format!(
                 "{label}: the JPEG frame has {} component(s) but the {} has {tc} sample(s) per pixel{}",
                 frame.components.len(),
-                if container == "TIFF" { "page" } else { "image" },
+                spec.image_noun,
                 if planes > 1 { " in each plane" } else { "" }
             )));
         }
@@ -654,6 +656,7 @@ impl TileJob<'_> {
             level_psnr: self.level_psnr,
             quality_estimated: self.frame.quality.is_some(),
             pixel: self.pixel.map(|p| (p.x, p.source)),
+            container: self.spec.container,
         });
         summary.channel_axis = (self.tc == 3).then(|| plan.channel_axis.name());
         summary.input_shape = if planes > 1 {

@@ -361,6 +361,7 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                 file: file0.clone(),
                 label,
                 container: "DICOM",
+                image_noun: "image",
                 height: total_rows,
                 width: total_columns,
                 tile_height: frame_rows,

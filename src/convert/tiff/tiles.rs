@@ -67,6 +67,7 @@ pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warning
         file: file.clone(),
         label: page.label.clone(),
         container: "TIFF",
+        image_noun: "page",
         height: page.height,
         width: page.width,
         tile_height: page.tile_height,
