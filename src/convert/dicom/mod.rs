@@ -28,6 +28,9 @@ const WSI_SOP_CLASS: &str = "1.2.840.10008.5.1.4.1.1.77.1.6";
 const MAX_FRAME_SIDE: u64 = 65535;
 /// The largest total pixel matrix (2^40 pixels: a million on a side).
 const MAX_MATRIX_PIXELS: u64 = 1 << 40;
+/// The most frames a level's grid may have (the frame index holds one entry per grid cell):
+/// a terapixel in 256 × 256 frames.
+const MAX_GRID_FRAMES: u64 = 1 << 24;
 
 /// What an opened DICOM series is converted as.
 pub enum Opened<'a> {
@@ -108,6 +111,12 @@ struct Level0<'a> {
     frame_bytes_max: u64,
     /// the colour space of frames whose own markers state none
     photometric_declared: StoredColorSpace,
+}
+
+fn full_count_mismatch(where_: &str, frames: u64, columns: u64, rows: u64, frame_columns: u64, frame_rows: u64, tiles: u64) -> ConvertError {
+    ConvertError::input(format!(
+        "{where_}: Number of Frames {frames} disagrees with the matrix size: TILED_FULL {columns} × {rows} in frames of {frame_columns} × {frame_rows} needs {tiles}"
+    ))
 }
 
 fn required(value: Option<u64>, name: &str, file: &str) -> Result<u64> {
@@ -241,6 +250,11 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
     let grid_rows = total_rows.div_ceil(frame_rows);
     let grid_columns = total_columns.div_ceil(frame_columns);
     let tile_count = grid_rows * grid_columns;
+    if tile_count > MAX_GRID_FRAMES {
+        return Err(ConvertError::input(format!(
+            "{where_}: a {total_columns} × {total_rows} matrix in frames of {frame_columns} × {frame_rows} is a grid of {tile_count} frames, more than this converter accepts ({MAX_GRID_FRAMES})"
+        )));
+    }
     let sparse = match i0.dimension_organization.as_str() {
         "TILED_SPARSE" => true,
         "TILED_FULL" => false,
@@ -255,6 +269,10 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
     // level 0's instances (a concatenation may split it), each one's frames located
     let mut parts_in = level0;
     parts_in.sort_by_key(|r| r.instance.concatenation_offset.unwrap_or(0));
+    let frames_in_level = parts_in.iter().fold(0u64, |n, r| n.saturating_add(r.instance.frames.unwrap_or(1)));
+    if !sparse && frames_in_level != tile_count {
+        return Err(full_count_mismatch(&where_, frames_in_level, total_columns, total_rows, frame_columns, frame_rows, tile_count));
+    }
     let frame_samples = frame_rows * frame_columns * spp;
     let native_frame_bytes = frame_samples;
     let mut parts = Vec::new();
@@ -323,9 +341,7 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
         parts.push((read.file, index.frames));
     }
     if !sparse && next_offset != tile_count {
-        return Err(ConvertError::input(format!(
-            "{where_}: Number of Frames {next_offset} disagrees with the matrix size: TILED_FULL {total_columns} × {total_rows} in frames of {frame_columns} × {frame_rows} needs {tile_count}"
-        )));
+        return Err(full_count_mismatch(&where_, next_offset, total_columns, total_rows, frame_columns, frame_rows, tile_count));
     }
     let spacing = i0.pixel_spacing.map(|(row, column)| PixelSize { x: column * 1000.0, y: row * 1000.0, source: "DICOM Pixel Spacing" });
     let identifiers = options.flag("dicomIdentifiers")?;
