@@ -41,7 +41,9 @@ YCBCR_TOLERANCE = 4
 
 
 def frames_of(ds: Dataset) -> list[bytes]:
-    return list(generate_frames(ds.PixelData, number_of_frames=int(ds.NumberOfFrames)))
+    """The JPEG frames, without the byte that pads an odd-length one after its EOI (PS3.5 A.4)."""
+    frames = generate_frames(ds.PixelData, number_of_frames=int(ds.NumberOfFrames))
+    return [f[:-1] if f.endswith(b"\xff\xd9\x00") else f for f in frames]
 
 
 def level0(store: Path) -> np.ndarray:

@@ -171,3 +171,12 @@ pub fn read_frame(input: &dyn ReadAt, frame: &Frame, max: u64) -> std::result::R
     }
     Ok(out)
 }
+
+/// A JPEG frame without the zero byte an encoder adds after its EOI marker to make the
+/// fragment's length even (PS3.5 A.4): the chunk is the JPEG stream itself.
+pub fn without_padding(mut stream: Vec<u8>) -> Vec<u8> {
+    if stream.ends_with(&[0xFF, 0xD9, 0x00]) {
+        stream.pop();
+    }
+    stream
+}

@@ -18,7 +18,7 @@ use super::tile_copy::{TileInput, TileJob, TileSpec};
 use crate::decode::StoredColorSpace;
 use crate::ConfigValue as V;
 use elements::{read_instance, Instance};
-use frames::{read_frame, Frame};
+use frames::{read_frame, without_padding, Frame};
 
 pub use elements::is_dicom;
 
@@ -371,6 +371,7 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
             let (part, f) = level.tiles[first_tile].expect("present");
             let (file, frames) = &level.parts[part as usize];
             let bytes = read_frame(file.input, &frames[f as usize], level.frame_bytes_max)
+                .map(without_padding)
                 .map_err(|m| ConvertError::input(format!("{where_} frame {first_tile}: {m}")))?;
             let stated = stated_color(&bytes).unwrap_or(declared);
             let spec = TileSpec {
@@ -461,7 +462,9 @@ impl TileInput for Level0<'_> {
             return Ok(None);
         };
         let (file, frames) = &self.parts[part as usize];
-        let bytes = read_frame(file.input, &frames[f as usize], self.frame_bytes_max).map_err(|m| ConvertError::input(format!("{label}: {m}")))?;
+        let bytes = read_frame(file.input, &frames[f as usize], self.frame_bytes_max)
+            .map(without_padding)
+            .map_err(|m| ConvertError::input(format!("{label}: {m}")))?;
         if stated_color(&bytes).is_some() {
             // the frame says what it is: copied as it is
             return Ok(Some(bytes));
