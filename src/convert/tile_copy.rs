@@ -127,12 +127,10 @@ fn int_option(options: &ConvertOptions, name: &str) -> Option<std::result::Resul
 }
 
 /// The largest tile side and area this converter takes, checked before a tile is read.
-pub fn check_tile_size(spec: &TileSpec, kinds: &str) -> Result<()> {
-    let (tw, th) = (spec.tile_width, spec.tile_height);
+pub fn check_tile_size(image: &str, tw: u64, th: u64, kinds: &str) -> Result<()> {
     if tw > MAX_JPEG_SIDE || th > MAX_JPEG_SIDE || tw * th > MAX_TILE_PIXELS {
         return Err(ConvertError::input(format!(
-            "{}: {}: {kinds} of {tw} × {th} pixels are larger than this converter accepts (65535 per side, 2^26 pixels)",
-            spec.file, spec.label
+            "{image}: {kinds} of {tw} × {th} pixels are larger than this converter accepts (65535 per side, 2^26 pixels)"
         )));
     }
     Ok(())
@@ -183,7 +181,7 @@ impl<'a> TileJob<'a> {
             Some(Err(v)) => return Err(shard_error(&v, spec.grid.kind)),
         };
         let common = options.pyramid_options()?;
-        check_tile_size(&spec, &kinds)?;
+        check_tile_size(&format!("{}: {}", spec.file, spec.label), spec.tile_width, spec.tile_height, &kinds)?;
 
         let (tc, planes, color) = (spec.components, spec.planes, spec.declared);
         // the frame: the first tile's (the tiles of one image share it, as the TIFF JPEG

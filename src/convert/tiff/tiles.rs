@@ -4,7 +4,6 @@
 
 use super::super::error::{ConvertError, Result};
 use super::super::options::ConvertOptions;
-use super::super::source::TileGrid;
 use super::super::tile_copy::{check_tile_size, TileInput, TileJob, TileSpec};
 use super::ifd::{photometric_name, Page, Tiff};
 use super::image::{check_uint8, pixel_size_from_description, source_summary};
@@ -63,7 +62,17 @@ pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warning
             }
         }
     };
-    let mut spec = TileSpec {
+    let kind = if page.tiled { "tile" } else { "strip" };
+    check_tile_size(&where_, page.tile_width, page.tile_height, &format!("{kind}s"))?;
+    let grid = page.grid(&file)?;
+    let counts = &page.byte_counts[..grid.count as usize];
+    let first = counts
+        .iter()
+        .position(|&n| n > 0)
+        .ok_or_else(|| ConvertError::input(format!("{where_}: every {kind} is empty (byte count 0)")))? as u64;
+    let empty = counts.iter().filter(|&&n| n == 0).count() as u64;
+    let pixel = pixel_size_from_description(page.description.as_deref());
+    let spec = TileSpec {
         file: file.clone(),
         label: page.label.clone(),
         container: "TIFF",
@@ -72,27 +81,17 @@ pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warning
         width: page.width,
         tile_height: page.tile_height,
         tile_width: page.tile_width,
-        grid: TileGrid { rows: 0, columns: 0, planes: 0, count: 0, kind: if page.tiled { "tile" } else { "strip" } },
+        grid,
         planes,
         components: if planes > 1 { 1 } else { spp as usize },
         declared,
-        first: 0,
-        empty: 0,
-        pixel: pixel_size_from_description(page.description.as_deref()),
-        summary: crate::ConfigValue::Null,
+        first,
+        empty,
+        pixel,
+        summary: source_summary(&tiff, &page, pixel),
         copied_key: "copied_from_tiff_tiles",
         format: "tiff",
         attributes: Vec::new(),
     };
-    check_tile_size(&spec, &format!("{}s", spec.grid.kind))?;
-    let grid = page.grid(&file)?;
-    let counts = &page.byte_counts[..grid.count as usize];
-    spec.grid = grid;
-    spec.first = counts
-        .iter()
-        .position(|&n| n > 0)
-        .ok_or_else(|| ConvertError::input(format!("{where_}: every {} is empty (byte count 0)", grid.kind)))? as u64;
-    spec.empty = counts.iter().filter(|&&n| n == 0).count() as u64;
-    spec.summary = source_summary(&tiff, &page, spec.pixel);
     TileJob::prepare(Box::new(PageTiles { tiff, page, declared }), spec, options, warnings)
 }
