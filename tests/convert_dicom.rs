@@ -243,5 +243,5 @@ fn a_file_that_is_not_a_whole_slide_image_is_refused_by_name() {
     let m = refused(&[("ct.dcm", &ct)]);
     assert!(m.contains("is not a whole-slide image"), "{m}");
     let m = refused(&[("notes.txt", b"hello")]);
-    assert!(m.contains("holds no DICOM file"), "{m}");
+    assert!(m.contains("is a directory with no DICOM file in it"), "{m}");
 }

@@ -156,7 +156,10 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                 if single { "the DICOM file" } else { folder }
             )));
         }
-        return Err(ConvertError::input(format!("{folder} holds no DICOM file (none has \"DICM\" after its 128-byte preamble)")));
+        return Err(ConvertError::input(format!(
+            "{folder} is a directory with no DICOM file in it (a directory is read as a DICOM whole-slide series; \
+             none of its files has \"DICM\" after a 128-byte preamble)"
+        )));
     }
     if !not_dicom.is_empty() {
         warnings.push(format!("{} file(s) in {folder} that are not DICOM were skipped ({})", not_dicom.len(), list(&not_dicom)));
