@@ -10,7 +10,11 @@
 //     `vips dzsave … --tile-size 256 --overlap 0 --suffix .jpg[Q=85]` (a 256-px JPEG pyramid);
 //   - a PNG (default 12,000²) and a baseline JPEG (default 16,000², Q85, made by `vips
 //     jpegsave`; streamed a band of rows at a time): `zarr-jpeg convert` against the same
-//     `vips dzsave`.
+//     `vips dzsave`;
+//   - a DICOM whole-slide series (default 26,000²): an Aperio-style SVS of 240² JPEG tiles and
+//     wsidicomizer's DICOM of it, made by bench/make-dicom-slide.py (the Python environment's
+//     wsidicomizer): `zarr-jpeg convert` of the DICOM folder (frames copied) against `vips
+//     dzsave` of the SVS it was made from.
 // Each input is converted by the npm CLI (the Rust core in wasm) and, when the project's
 // Python environment has the package (scripts/setup.sh), by the Python package's
 // `zarr-jpeg` script (the same core, native): the two write the same store.
@@ -18,7 +22,7 @@
 // Prints a table (time, peak RSS, bytes written; ours ÷ libvips; Python ÷ npm) and the
 // targets: peak RSS ≤ 512 MB, TIFF wall time ≤ 0.7× vips dzsave, PNG ≤ 1.4× vips dzsave,
 // RSS flat (±20 %) over the TIFF sizes, Python within 10 % of the npm CLI.
-//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--jpeg 16000] [--workers N] [--keep DIR] [--publish]
+//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--jpeg 16000] [--dicom 26000] [--workers N] [--keep DIR] [--publish]
 //
 // --publish commits the run: bench/convert-results.json and the table in bench/README.md
 // (bench/lib/convert-table.mjs renders both; a test checks they agree).
@@ -37,6 +41,7 @@ const arg = (name, fallback) => {
 const sides = arg("--sides", "10000,26000,45000").split(",").filter(Boolean).map(Number);
 const pngSide = Number(arg("--png", "12000"));
 const jpegSide = Number(arg("--jpeg", "16000"));
+const dicomSide = Number(arg("--dicom", "26000"));
 const workers = arg("--workers", null);
 const keep = arg("--keep", null);
 const publishRun = process.argv.includes("--publish");
@@ -153,6 +158,26 @@ try {
     const jpeg = makeInput(path.join(dir, `image-${jpegSide}.jpg`), jpegSide, ["jpegsave", "--Q", "85"]);
     const raw = (jpegSide * jpegSide * 3) / 1e6;
     rows.push({ input: `JPEG ${jpegSide}² (${megabytes(jpeg)} MB; ${raw.toFixed(0)} MB of samples)`, megapixels: null, ...sideBySide(jpeg), timeLimit: null });
+  }
+  const venvPython = path.join(root, ".venv", "bin", "python");
+  if (dicomSide > 0 && fs.existsSync(venvPython)) {
+    const slide = path.join(dir, `dicom-${dicomSide}`);
+    if (!fs.existsSync(path.join(slide, "dicom"))) {
+      execFileSync(venvPython, [path.join(root, "bench/make-dicom-slide.py"), sample, String(dicomSide), slide], { stdio: "inherit" });
+    }
+    const folder = path.join(slide, "dicom");
+    const mp = (dicomSide * dicomSide) / 1e6;
+    const a = ours(folder, path.join(dir, "ours.zarr"));
+    rm(path.join(dir, "ours.zarr"));
+    const p = hasPython ? python(folder, path.join(dir, "python.zarr")) : null;
+    rm(path.join(dir, "python.zarr"));
+    const b = dz(path.join(slide, "slide.svs"), path.join(dir, "dz"));
+    rm(path.join(dir, "dz_files"));
+    rows.push({ input: `DICOM WSI ${dicomSide}² (${mp.toFixed(0)} MP, ${(bytesUnder(folder) / 1e6).toFixed(0)} MB; vips: the SVS it was made from)`,
+      megapixels: null, ours: a, python: p, vips: b, timeLimit: 0.7 });
+    if (!keep) rm(slide);
+  } else if (dicomSide > 0) {
+    console.error("the DICOM row needs the project's Python environment (.venv, with wsidicomizer): run npm run setup");
   }
 } finally {
   if (!keep) rm(dir);

@@ -10,7 +10,7 @@ import { convertFile, ConvertError } from "./convert-files.js";
 // encode), at least 1 and up to 8, which bounds what more could add.
 const DEFAULT_WORKERS = Math.max(1, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
-const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs> <out.zarr> [options]
+const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder> <out.zarr> [options]
 
 Writes an OME-Zarr 0.5 image: a Zarr v3 group with a pyramid of uint8 arrays
 (2× area averaging per level until the image fits one chunk), every chunk a
@@ -22,6 +22,9 @@ level-0 chunk IS its tile's JPEG data (tables spliced in, colour markers set
 from the Photometric tag; not re-encoded), chunk shape = tile shape; the
 quality recorded is an estimate from the tiles' tables; levels 1+ are
 re-encoded (--quality, or --level-psnr's rule by default). Read a row of tiles at a time.
+A DICOM whole-slide series (a folder of instances, or one file): level 0 is the
+largest VOLUME image; its JPEG Baseline frames are copied as the TIFF tiles are,
+other transfer syntaxes (uncompressed, RLE, JPEG 2000) decoded and re-encoded.
 --color, --subsampling and --chunk do not apply. Levels of more than 1,024
 chunks are stored in shards of 16 × 16 chunks (--shard 0: none). TIFF pages
 that are uncompressed, LZW, Deflate or PackBits (8-bit, 1 or 3 samples, tiles
@@ -61,6 +64,10 @@ options:
                      the tiles' own up, at which a sample of it is at least DB dB
                      from its exact 2×2 averages (default 30; 0: the tiles' quality
                      for all; --quality sets them instead)
+  --dicom-identifiers
+                     DICOM input: write the slide's container, study and series
+                     identifiers and accession number into the store's attributes
+                     (no patient data is ever written; without this flag, none of these)
   --workers N        encode in N worker threads, 0 for none (default ${DEFAULT_WORKERS}: one
                      per core but one, 1 to 8); the output is the same either way
   --overwrite        replace <out.zarr> if it exists and is a Zarr store (or an
@@ -91,6 +98,7 @@ const FLAGS = {
   "--overwrite": "overwrite",
   "--no-restart-intervals": "noRestartIntervals",
   "--trellis": "trellis",
+  "--dicom-identifiers": "dicomIdentifiers",
   "--quiet": "quiet",
   "--json": "json",
   "--help": "help",
@@ -142,6 +150,7 @@ export function parseArgs(argv) {
   if (flags.overwrite) options.overwrite = true;
   if (flags.noRestartIntervals) options.restartIntervals = false;
   if (flags.trellis) options.trellis = true;
+  if (flags.dicomIdentifiers) options.dicomIdentifiers = true;
   return { input: positional[0], output: positional[1], options, flags };
 }
 

@@ -99,7 +99,31 @@ export function commitOutput(target, temp) {
   }
 }
 
-/** The input file, read at offsets. */
+/**
+ * A directory's files (not hidden, sorted by name), each opened as an input with its
+ * name: a DICOM series. The Rust core reads them; files that are not DICOM it skips.
+ */
+function openFolder(dir) {
+  let names;
+  try {
+    names = fs.readdirSync(dir).filter((n) => !n.startsWith(".")).sort();
+  } catch (error) {
+    throw new ConvertError(`cannot read ${dir}: ${error?.message}`, { cause: error });
+  }
+  const files = [];
+  try {
+    for (const name of names) {
+      const file = path.join(dir, name);
+      if (fs.statSync(file).isFile()) files.push(Object.assign(openInput(file), { name: file }));
+    }
+  } catch (error) {
+    for (const f of files) f.close();
+    throw error instanceof ConvertError ? error : new ConvertError(`cannot read ${dir}: ${error?.message}`, { cause: error });
+  }
+  return Object.assign(files, { close: () => files.forEach((f) => f.close()) });
+}
+
+/** The input file (or a directory's files: see openFolder), read at offsets. */
 function openInput(file) {
   let fd;
   try {
@@ -265,7 +289,8 @@ function writeStoreWith(output, options, input, call) {
 }
 
 /**
- * Converts the image file `input` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into the store
+ * Converts the image file `input` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS, DICOM, or a
+ * directory holding a DICOM whole-slide series) into the store
  * directory `output` with the Rust core's converter: the CLI's options (`quality`, `shard`,
  * `overwrite`, …), `onProgress(event)` and `onWarning(message)`. → the summary (the CLI's
  * `--json` object) with `text` (the CLI's lines) as a non-enumerable property.
@@ -275,12 +300,20 @@ export async function convertFile(input, output, options = {}) {
   if (typeof input !== "string" || input === "") throw argumentProblem("input must be an image file path");
   if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
   await loader.initConverter();
-  const source = openInput(input);
+  const source = isDirectory(input) ? openFolder(input) : openInput(input);
   try {
     return await writeStore(output, options, input, (store, events, encoders) =>
       loader.convertWithCore(source, input, path.resolve(output), own, store, events, encoders));
   } finally {
     source.close();
+  }
+}
+
+function isDirectory(file) {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false; // (openInput names the problem)
   }
 }
 

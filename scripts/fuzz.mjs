@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const fuzzDir = path.join(root, "fuzz");
-const ALL = ["decode", "encode", "config", "layout", "tile_stream", "convert"];
+const ALL = ["decode", "encode", "config", "layout", "tile_stream", "convert", "dicom"];
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -51,6 +51,7 @@ const OPTIONS = {
   tile_stream: ["-max_len=65536", `-dict=${path.join(fuzzDir, "jpeg.dict")}`],
   // (whole-image decodes are capped at 4 GiB with the file, by design: the limit is above that)
   convert: ["-max_len=65536", "-rss_limit_mb=6144", "-malloc_limit_mb=6144", "-timeout=30"],
+  dicom: ["-max_len=65536", "-rss_limit_mb=6144", "-malloc_limit_mb=6144", "-timeout=30", `-dict=${path.join(fuzzDir, "dicom.dict")}`],
 };
 
 // Config indices of fuzz_targets/common.rs::CONFIGS that fit a fixture's component count.

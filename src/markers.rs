@@ -108,7 +108,17 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
             // APP0 counts with at least 14 bytes of data, an Adobe APP14 with at least 12;
             // shorter ones are ignored, as there.
             APP0 if payload.len() >= JFIF_APP0_LEN && payload.starts_with(b"JFIF\0") => jfif = true,
-            APP14 if payload.starts_with(b"Adobe") && frame.is_some() => return Err(late_adobe_marker()),
+            // wsidicom writes its DICOM frames' APP14 after the tables and SOF; libjpeg reads
+            // it wherever it is in the header. A three-component sequential frame takes it
+            // (nothing there depends on the component count it could contradict).
+            APP14 if payload.starts_with(b"Adobe") && frame.is_some() => match &frame {
+                Some((CodingProcess::Baseline | CodingProcess::ExtendedSequential, _, _, components))
+                    if components.len() == 3 && payload.len() >= ADOBE_APP14_LEN =>
+                {
+                    adobe_transform = Some(payload[11]);
+                }
+                _ => return Err(late_adobe_marker()),
+            },
             APP14 if payload.len() >= ADOBE_APP14_LEN && payload.starts_with(b"Adobe") => {
                 adobe_transform = Some(payload[11]);
             }
@@ -131,7 +141,8 @@ pub fn read_header(stream: &[u8]) -> Result<StreamHeader> {
 /// zune-jpeg 0.5.15 re-reads the colour space from an Adobe marker wherever it appears,
 /// and after the frame header that contradicts the component count it set up (a
 /// one-component progressive stream then panics at mcu_prog.rs:102, upstream issue
-/// #409). Encoders write APP14 before SOF, so one after it is refused.
+/// #409). One after SOF is refused but in a three-component sequential frame, before its
+/// first scan.
 fn late_adobe_marker() -> CodecError {
     CodecError::unsupported(
         "an Adobe APP14 marker after the frame header (SOF) is not supported; encoders write it before",

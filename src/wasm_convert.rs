@@ -3,7 +3,8 @@
 //!
 //! ```js
 //! const { summary, text } = convert(
-//!   { size, read(offset, length) → Uint8Array },            // the input
+//!   { size, read(offset, length) → Uint8Array },            // the input, or an array of
+//!                                                            // them with names: a folder's files
 //!   "slide.svs", "/data/slide.zarr",                         // names, for messages and the summary
 //!   { quality: 90, shard: 4096 },                            // the CLI's options
 //!   { write(key, bytes), append(key, bytes), close(key), clear() },  // the store
@@ -53,6 +54,29 @@ fn method(object: &JsValue, name: &str, required: bool) -> Result<Option<Functio
         Err(v) if v.is_undefined() && !required => Ok(None),
         Err(_) => Err(js_error(&format!("convert: the {name} callback must be a function"), "InvalidArgument")),
     }
+}
+
+/// `{ size, read(offset, length) }` as an input.
+fn js_input<'t>(input: &JsValue, thrown: &'t Thrown) -> Result<JsInput<'t>, JsValue> {
+    let size = Reflect::get(input, &JsValue::from_str("size")).ok().and_then(|v| v.as_f64());
+    let size = match size {
+        Some(s) if s >= 0.0 && s.fract() == 0.0 && s <= 9_007_199_254_740_991.0 => s as u64,
+        _ => return Err(js_error("convert: the input's size must be a whole number of bytes", "InvalidArgument")),
+    };
+    Ok(JsInput { size, read: method(input, "read", true)?.expect("required"), thrown })
+}
+
+/// The input: one file, or a folder's files with their names.
+enum Input<'t> {
+    File(JsInput<'t>),
+    Folder(Vec<(String, JsInput<'t>)>),
+}
+
+/// `{ name, size, read }`: one file of a folder.
+fn named_input<'t>(item: &JsValue, thrown: &'t Thrown) -> Result<(String, JsInput<'t>), JsValue> {
+    let name = Reflect::get(item, &JsValue::from_str("name")).ok().and_then(|n| n.as_string());
+    let name = name.ok_or_else(|| js_error("convert: each file of a folder input needs a name (a string)", "InvalidArgument"))?;
+    Ok((name, js_input(item, thrown)?))
 }
 
 struct JsInput<'t> {
@@ -452,16 +476,18 @@ pub fn convert_js(
     encoders: JsValue,
 ) -> Result<JsValue, JsValue> {
     let thrown: Thrown = RefCell::new(None);
-    let size = Reflect::get(&input, &JsValue::from_str("size")).ok().and_then(|v| v.as_f64());
-    let size = match size {
-        Some(s) if s >= 0.0 && s.fract() == 0.0 && s <= 9_007_199_254_740_991.0 => s as u64,
-        _ => return Err(js_error("convert: the input's size must be a whole number of bytes", "InvalidArgument")),
+    // an array of inputs is a folder's files: a DICOM series
+    let input = match input.dyn_ref::<js_sys::Array>() {
+        Some(items) => Input::Folder(items.iter().map(|item| named_input(&item, &thrown)).collect::<Result<_, JsValue>>()?),
+        None => Input::File(js_input(&input, &thrown)?),
     };
-    let reader = JsInput { size, read: method(&input, "read", true)?.expect("required"), thrown: &thrown };
     let mut seams = seams(&store, &events, &thrown)?;
     let options = parse_options(&options)?;
     let encoders = js_encoders(&encoders, &thrown)?;
-    let conversion = Conversion::open(&reader, file, &options);
+    let conversion = match &input {
+        Input::File(reader) => Conversion::open(reader, file, &options),
+        Input::Folder(files) => Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), file, &options),
+    };
     run(conversion, &mut seams, encoders.as_ref(), output, &thrown)
 }
 

@@ -664,6 +664,28 @@ fn adobe_marker_after_the_frame_header_is_refused_not_a_panic() {
     }
 }
 
+#[test]
+fn adobe_marker_after_the_frame_header_of_a_sequential_colour_frame_is_read() {
+    // wsidicomizer's DICOM frames carry their APP14 after SOF; libjpeg reads it there.
+    let fixture = |name: &str| std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let config = zarr_jpeg::JpegConfig::parse(&serde_json::from_str(r#"{"quality": 90, "encoded_color_space": "rgb"}"#).unwrap()).unwrap();
+    let shape = [47, 61, 3];
+    let adobe = |transform: u8| [0xFF, 0xEE, 0x00, 0x0E, b'A', b'd', b'o', b'b', b'e', 0, 100, 0, 0, 0, 0, transform];
+
+    // an RGB stream (Adobe transform 0 before its tables) with the marker moved after SOF
+    let rgb = fixture("rgb_q90_cjpeg_61x47.jpg");
+    let early = rgb.windows(16).position(|w| w == adobe(0)).expect("the fixture's Adobe marker");
+    let without: Vec<u8> = [&rgb[..early], &rgb[early + 16..]].concat();
+    let moved = insert_before_scan(&without, 0, &adobe(0));
+    assert_eq!(zarr_jpeg::inspect_stream(&moved).unwrap().adobe_transform, Some(0));
+    assert_eq!(zarr_jpeg::decode(&config, &moved, &shape).unwrap(), zarr_jpeg::decode(&config, &rgb, &shape).unwrap(), "RGB marker after SOF");
+
+    // a JFIF YCbCr stream with transform 1 added after SOF: the same YCbCr samples
+    let ycc = fixture("ycc444_q90_cjpeg_61x47.jpg");
+    let late = insert_before_scan(&ycc, 0, &adobe(1));
+    assert_eq!(zarr_jpeg::decode(&config, &late, &shape).unwrap(), zarr_jpeg::decode(&config, &ycc, &shape).unwrap(), "YCbCr marker after SOF");
+}
+
 fn repo_path(rel: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }

@@ -31,6 +31,7 @@ OPTION_NAMES = {
     "overwrite": "overwrite",
     "rescale": "rescale",
     "level_psnr": "levelPsnr",
+    "dicom_identifiers": "dicomIdentifiers",
 }
 
 
@@ -121,7 +122,8 @@ def convert(
     on_warning: Callable[[str], None] | None = None,
     **options: Any,
 ) -> Summary:
-    """Converts the image file ``src`` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS) into a JPEG-compressed OME-Zarr 0.5 store
+    """Converts the image file ``src`` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS, DICOM, or a directory holding a
+    DICOM whole-slide series) into a JPEG-compressed OME-Zarr 0.5 store
     at ``dst``, a directory that must not exist (unless ``overwrite=True`` and it is a Zarr
     store or empty). The store appears whole or not at all.
 
@@ -131,7 +133,8 @@ def convert(
     ``restart_intervals``, ``trellis``, ``quant_table``, ``rescale`` (``"auto"`` or
     ``"MIN:MAX"``, 16-bit input), ``level_psnr`` (a JPEG-tiled TIFF's levels 1+: the PSNR
     target their quality is chosen for, default 30 dB; 0 keeps the tiles' quality),
-    ``workers`` (encode threads; default one per core up to 8), ``overwrite``. The npm names (``channelAxis``, …) work too.
+    ``dicom_identifiers`` (DICOM input: write the slide's container, study and series identifiers; no
+    patient data is ever written), ``workers`` (encode threads; default one per core up to 8), ``overwrite``. The npm names (``channelAxis``, …) work too.
 
     ``progress``: None (a bar on stderr when it is a terminal, else silent), False (silent),
     True (the bar), or a callable given each event. ``on_warning``: called with each warning

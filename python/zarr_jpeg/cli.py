@@ -12,7 +12,7 @@ from typing import Any
 
 from ._convert import ConvertError, convert, default_workers
 
-USAGE = "zarr-jpeg convert <image.png|image.jpg> <out.zarr> [options]"
+USAGE = "zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder> <out.zarr> [options]"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rescale", help="16-bit input: auto or MIN:MAX, mapped to 0-255")
     p.add_argument("--level-psnr", dest="level_psnr", type=float,
                    help="JPEG-tiled TIFF: levels 1+ at the lowest quality keeping a sample >= DB dB (default 30; 0: the tiles' quality)")
+    p.add_argument("--dicom-identifiers", dest="dicom_identifiers", action="store_true", default=None,
+                   help="DICOM input: write the slide's container/study/series identifiers (never patient data)")
     p.add_argument("--workers", type=int, default=default_workers(), help="encode threads (default %(default)s)")
     p.add_argument("--overwrite", action="store_true", default=None, help="replace <out.zarr> if it is a Zarr store")
     p.add_argument("--quiet", action="store_true", help="no progress or summary")

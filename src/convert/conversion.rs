@@ -10,7 +10,8 @@ use super::pyramid::{Context, RowPyramid};
 use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
-use super::{jpeg, json, metadata, png, tiff};
+use super::tile_copy::TileJob;
+use super::{dicom, jpeg, json, metadata, png, tiff};
 
 /// The format its first bytes announce.
 pub fn sniff_format(bytes: &[u8]) -> Option<&'static str> {
@@ -19,6 +20,9 @@ pub fn sniff_format(bytes: &[u8]) -> Option<&'static str> {
     }
     if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
         return Some("jpeg");
+    }
+    if dicom::is_dicom(bytes) {
+        return Some("dicom");
     }
     if bytes.len() >= 4 {
         let le = bytes[0] == 0x49 && bytes[1] == 0x49;
@@ -45,7 +49,7 @@ enum Job<'a> {
     /// rows, encoded into chunks
     Rows(Box<dyn RowSource + 'a>),
     /// a TIFF's JPEG tiles, copied
-    Tiles(Box<tiff::TileJob<'a>>),
+    Tiles(Box<TileJob<'a>>),
 }
 
 /// A conversion whose input has been opened and whose options are resolved: what it will
@@ -66,9 +70,13 @@ pub struct Conversion<'a> {
 impl<'a> Conversion<'a> {
     /// Opens `input` (named `file` in messages), reads its header and resolves `options`.
     pub fn open(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
-        let head = source::read_bytes(input, 0, 8).map_err(|e| ConvertError::input(format!("cannot read {file}: {e}")))?;
+        let head = source::read_bytes(input, 0, 132).map_err(|e| ConvertError::input(format!("cannot read {file}: {e}")))?;
         let rescale = options.rescale()?;
-        let source: Box<dyn RowSource + 'a> = match sniff_format(&head) {
+        let format = sniff_format(&head);
+        if format != Some("dicom") && options.get("dicomIdentifiers").is_some() {
+            return Err(ConvertError::argument("dicomIdentifiers applies to DICOM input"));
+        }
+        let source: Box<dyn RowSource + 'a> = match format {
             Some("png") => Box::new(png::PngSource::open(input, file, rescale)?),
             Some("jpeg") => {
                 if rescale.is_some() {
@@ -76,17 +84,13 @@ impl<'a> Conversion<'a> {
                 }
                 Box::new(jpeg::JpegSource::open(input, file)?)
             }
+            Some("dicom") => {
+                let files = vec![dicom::DicomFile { name: file.to_string(), input }];
+                return Self::from_dicom(dicom::open(files, file, options, rescale)?, file, options);
+            }
             Some(_) => match tiff::open(input, file, options, rescale)? {
                 tiff::Opened::Rows(rows) => rows,
-                tiff::Opened::Tiles(job, warnings) => {
-                    let name = match options.string("name")? {
-                        Some(name) => name.to_string(),
-                        None => default_name(file),
-                    };
-                    let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
-                    let channels = job.info.channels;
-                    return Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None });
-                }
+                tiff::Opened::Tiles(job, warnings) => return Self::from_tiles(job, warnings, file, options),
             },
             None => {
                 return Err(ConvertError::input(format!(
@@ -95,6 +99,34 @@ impl<'a> Conversion<'a> {
             }
         };
         Self::from_source(source, file, options)
+    }
+
+    /// Opens the files of a folder (named `folder` in messages): a DICOM whole-slide series.
+    /// Files that are not DICOM are skipped with a warning.
+    pub fn open_folder(files: Vec<(String, &'a dyn ReadAt)>, folder: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        if files.is_empty() {
+            return Err(ConvertError::input(format!("{folder} is an empty directory; a directory is read as a DICOM series")));
+        }
+        let rescale = options.rescale()?;
+        let files = files.into_iter().map(|(name, input)| dicom::DicomFile { name, input }).collect();
+        Self::from_dicom(dicom::open(files, folder, options, rescale)?, folder, options)
+    }
+
+    fn from_dicom(opened: dicom::Opened<'a>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        match opened {
+            dicom::Opened::Rows(rows) => Self::from_source(rows, file, options),
+            dicom::Opened::Tiles(job, warnings) => Self::from_tiles(job, warnings, file, options),
+        }
+    }
+
+    fn from_tiles(job: Box<TileJob<'a>>, warnings: Vec<String>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let name = match options.string("name")? {
+            Some(name) => name.to_string(),
+            None => default_name(file),
+        };
+        let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
+        let channels = job.info.channels;
+        Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None })
     }
 
     /// A conversion of any row source.

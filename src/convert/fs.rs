@@ -227,9 +227,31 @@ fn commit(target: &Path, temp: &Path, output: &str) -> Result<()> {
     Ok(())
 }
 
-/// Converts the image file `input` into the store `output` with the npm CLI's options
-/// (`{"quality": 90, "shard": 4096, "overwrite": true, …}`). The store appears whole at
-/// `output` or not at all; an error names its cause.
+/// The files of the directory `path` (named `name` in messages), in name order, each opened.
+fn folder_files(path: &Path, name: &str) -> Result<Vec<(String, InputFile)>> {
+    let fail = |e: io::Error| ConvertError::input(format!("cannot read {name}: {e}"));
+    let mut paths = Vec::new();
+    for entry in fs::read_dir(path).map_err(fail)? {
+        let entry = entry.map_err(fail)?;
+        let is_file = fs::metadata(entry.path()).map_err(fail)?.is_file();
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if is_file && !hidden {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let shown = p.to_string_lossy().into_owned();
+            InputFile::open(&p, &shown).map(|f| (shown, f))
+        })
+        .collect()
+}
+
+/// Converts the image file `input` (or the DICOM series in the directory `input`) into the
+/// store `output` with the npm CLI's options (`{"quality": 90, "shard": 4096, "overwrite":
+/// true, …}`). The store appears whole at `output` or not at all; an error names its cause.
 pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &mut dyn Events) -> Result<Summary> {
     if output.is_empty() {
         return Err(ConvertError::argument("output must be a directory path"));
@@ -237,8 +259,15 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
     let options = ConvertOptions::parse(options)?;
     let overwrite = options.flag("overwrite")?;
     let input_path = Path::new(input);
-    let file = InputFile::open(input_path, input)?;
-    let conversion = Conversion::open(&file, input, &options)?;
+    // a directory is a DICOM series: each of its files opened (not read) here
+    let (files, single);
+    let conversion = if fs::metadata(input_path).is_ok_and(|m| m.is_dir()) {
+        files = folder_files(input_path, input)?;
+        Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), input, &options)?
+    } else {
+        single = InputFile::open(input_path, input)?;
+        Conversion::open(&single, input, &options)?
+    };
     let (target, temp) = prepare_output(output, overwrite, input_path, input)?;
     let mut store = FsStore::create(temp.clone(), output)?;
     let result = conversion

@@ -11,6 +11,7 @@
 //! conversion.rs, and no stage imports from a layer above it.
 
 mod conversion;
+mod dicom;
 mod encoder;
 mod error;
 mod events;
@@ -18,6 +19,7 @@ mod events;
 mod fs;
 mod jpeg;
 pub mod json;
+mod level_quality;
 mod levels;
 mod metadata;
 mod options;
@@ -27,6 +29,7 @@ mod samples;
 mod source;
 mod store;
 mod summary;
+mod tile_copy;
 mod tiff;
 
 pub use error::{ConvertError, ConvertErrorKind, Result};

@@ -22,10 +22,10 @@ pub const SUBSAMPLING: [(&str, [[u8; 2]; 3]); 4] = [
     ("4:2:0", [[2, 2], [1, 1], [1, 1]]),
 ];
 
-const KNOWN: [&str; 17] = [
+const KNOWN: [&str; 18] = [
     "quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite",
-    "rescale", "levelPsnr",
+    "rescale", "levelPsnr", "dicomIdentifiers",
 ];
 
 /// The options as given: an object of known members (null members are absent).

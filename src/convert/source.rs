@@ -107,6 +107,25 @@ impl Seek for Cursor<'_> {
     }
 }
 
+/// A pixel size in micrometres and where it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct PixelSize {
+    pub x: f64,
+    pub y: f64,
+    pub source: &'static str,
+}
+
+/// A grid of tiles (or strips, or frames): rows × columns × planes.
+#[derive(Clone, Copy, Debug)]
+pub struct TileGrid {
+    pub rows: u64,
+    pub columns: u64,
+    pub planes: u64,
+    pub count: u64,
+    /// what one is called in messages ("tile", "strip", "frame")
+    pub kind: &'static str,
+}
+
 /// What a source says of its image before its rows are read.
 #[derive(Clone, Debug, Default)]
 pub struct ImageInfo {

@@ -21,7 +21,7 @@ pub struct LevelSummary {
     pub ratio: f64,
 }
 
-/// Level 0 made of a TIFF's JPEG tiles: what became of them.
+/// Level 0 made of a source's JPEG tiles (TIFF tiles, DICOM frames): what became of them.
 #[derive(Clone, Debug)]
 pub struct TileCounts {
     pub copied: u64,
@@ -37,6 +37,8 @@ pub struct TileCounts {
     pub quality_estimated: bool,
     /// the pixel size (µm) and where it came from
     pub pixel: Option<(f64, &'static str)>,
+    /// where the tiles came from, in messages ("TIFF", "DICOM")
+    pub container: &'static str,
 }
 
 /// What a conversion wrote.
@@ -313,8 +315,9 @@ impl Summary {
             });
             lines.insert(1, format!("  source {}: {}{pixel}", text(field("format")), text(field("page"))));
             lines.push(format!(
-                "  level 0: {} tiles copied unchanged from the TIFF, {} re-encoded{}; quality {} {}",
+                "  level 0: {} tiles copied unchanged from the {}, {} re-encoded{}; quality {} {}",
                 t.copied,
+                t.container,
                 t.reencoded,
                 if t.empty > 0 { format!(", {} empty (not stored)", t.empty) } else { String::new() },
                 c.quality,

@@ -474,7 +474,7 @@ test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated P
   const png16 = path.join(tmp, "deep.png");
   writePng(png16, 8, 8, new Uint8Array(8 * 8 * 3 * 2).fill(7), { colorType: 2, bitDepth: 16 });
   await assert.rejects(convert(png16, dir), (e) => e instanceof ConvertError && /16-bit RGB PNG: the samples are uint16; the jpeg codec stores uint8 \(8-bit\) samples only: pass --rescale/.test(e.message));
-  await assert.rejects(convert(tmp, dir), /cannot read .*: it is a directory/);
+  await assert.rejects(convert(tmp, dir), /is a directory with no DICOM file in it/);
   const good = path.join(tmp, "good.png");
   writePng(good, 16, 16, rgbImage(16, 16));
   const truncated = path.join(tmp, "truncated.png");

@@ -195,7 +195,7 @@ def test_python_threads_run_while_it_converts(inputs: Path, tmp: Path) -> None:
 # anything is written or with the partial store removed
 BAD = [
     ("missing.png", [], "no such file"),
-    (".", [], "it is a directory"),
+    (".", [], "is a directory with no DICOM file in it"),
     ("notes.txt", [], "neither a PNG, a JPEG nor a TIFF"),
     ("gray16.png", [], "16-bit grayscale PNG"),
     ("rgb.png", ["--rescale", "auto"], "rescale applies to 16-bit input"),

@@ -9,7 +9,7 @@
 //! bound of its own) before anything is allocated for it; loops of IFD offsets are refused.
 
 use super::super::error::{ConvertError, Result};
-use super::super::source::{read_bytes, ReadAt};
+use super::super::source::{read_bytes, ReadAt, TileGrid};
 
 /// The most IFDs read (pages and SubIFDs together).
 const MAX_PAGES: usize = 100_000;
@@ -395,16 +395,6 @@ impl<'a> Tiff<'a> {
             "TIFF"
         }
     }
-}
-
-/// A page's grid of tiles (or strips).
-#[derive(Clone, Copy, Debug)]
-pub struct TileGrid {
-    pub rows: u64,
-    pub columns: u64,
-    pub planes: u64,
-    pub count: u64,
-    pub kind: &'static str,
 }
 
 impl Page {

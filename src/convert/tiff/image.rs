@@ -8,6 +8,7 @@
 //! chunks; z-stacks and time series are refused by name.
 
 use super::super::error::{ConvertError, Result};
+use super::super::source::PixelSize;
 use super::ifd::{Page, Tiff};
 use crate::ConfigValue as V;
 
@@ -187,13 +188,6 @@ fn join_channel_pages(tiff: &Tiff, dims: &Dimensions) -> Result<Page> {
     Ok(joined)
 }
 
-/// A pixel size in micrometres and where it came from.
-#[derive(Clone, Copy, Debug)]
-pub struct PixelSize {
-    pub x: f64,
-    pub y: f64,
-    pub source: &'static str,
-}
 
 fn micrometres_per(unit: &str) -> Option<f64> {
     Some(match unit {

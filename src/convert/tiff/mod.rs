@@ -5,7 +5,6 @@
 mod decode;
 mod ifd;
 mod image;
-mod level_quality;
 mod ojpeg;
 mod rows;
 mod tiles;
@@ -13,10 +12,11 @@ mod tiles;
 use super::error::{ConvertError, Result};
 use super::options::{ConvertOptions, Rescale};
 use super::source::{ImageInfo, ReadAt, RowSource};
+use super::tile_copy::TileJob;
 
 pub use ifd::Tiff;
-pub use tiles::TileJob;
 pub use image::pixel_size_from_description;
+pub use decode::{decode_j2k, decompress};
 
 
 /// What an opened TIFF is converted as.
@@ -33,7 +33,7 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
     let mut warnings = Vec::new();
     let page = image::image_page(&tiff, &mut warnings)?;
     if page.compression == 7 {
-        let job = TileJob::prepare(tiff, page, options, &mut warnings)?;
+        let job = tiles::prepare(tiff, page, options, &mut warnings)?;
         return Ok(Opened::Tiles(Box::new(job), warnings));
     }
     let pixel = pixel_size_from_description(page.description.as_deref());

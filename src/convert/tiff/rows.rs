@@ -5,9 +5,9 @@
 
 use super::super::error::{ConvertError, Result};
 use super::super::options::{Rescale, Window};
-use super::super::source::{luma, ImageInfo, RowSource, RowsEnd};
+use super::super::source::{luma, ImageInfo, RowSource, RowsEnd, TileGrid};
 use super::decode::{decode_j2k, decoded_compression, decompress, j2k_compression, samples16, undo_predictor8, ycbcr_block_bytes, YcbcrToRgb};
-use super::ifd::{compression_name, photometric_name, Page, TileGrid, Tiff};
+use super::ifd::{compression_name, photometric_name, Page, Tiff};
 use super::image::check_uint8;
 
 /// The largest tile or strip: 64 Mi samples' bytes (8192² 8-bit pixels).

@@ -1,729 +1,97 @@
-//! A TIFF page of baseline JPEG tiles (compression 7) → level 0 made of those tiles, each
-//! chunk the tile itself: made a complete stream (the page's JPEGTables spliced in, the
-//! colour markers made to say what the Photometric tag says; entropy-coded data unchanged)
-//! with the chunk shape = the tile shape. A tile whose frame differs from the page's
-//! (progressive, another sampling, another size) is decoded and re-encoded to level 0's
-//! configuration. Each row of tiles is decoded too, and its samples feed the levels above
-//! through the one pyramid builder.
+//! A TIFF page of baseline JPEG tiles (compression 7) as the tiles level 0 copies: the page
+//! checked, each tile's bytes made a complete stream (the page's JPEGTables spliced in, the
+//! colour markers made to say what the Photometric tag says).
 
-use super::super::encoder::{parallel_map, ChunkEncoder, DecodeBatch, DecodeJob, Encoders};
 use super::super::error::{ConvertError, Result};
-use super::super::levels::{plan_levels, Layout, Pyramid, Shards};
-use super::super::options::{is_int, mcu_size, ConvertOptions, Plan};
-use super::super::pyramid::{cut_tile, Context, RowPyramid};
-use super::super::source::ImageInfo;
-use super::super::store::{ChunkStore, StoreWriter};
-use super::super::summary::{self, TileCounts};
-use super::super::events::{now, Events};
-use super::super::summary::Summary;
-use super::super::{json, metadata};
-use super::ifd::{Page, TileGrid, Tiff};
-use super::image::{check_uint8, pixel_size_from_description, PixelSize};
-use super::level_quality::{level_qualities, with_quality, SAMPLE_TILES};
+use super::super::options::ConvertOptions;
+use super::super::tile_copy::{check_tile_size, TileInput, TileJob, TileSpec};
+use super::ifd::{photometric_name, Page, Tiff};
+use super::image::{check_uint8, pixel_size_from_description, source_summary};
 use crate::decode::StoredColorSpace;
-use crate::inspect::{inspect_stream, StreamInfo};
-use crate::{ConfigValue as V, JpegConfig};
 
-/// The largest tile: 65535 per side (a JPEG's), 2^26 pixels.
-const MAX_JPEG_SIDE: u64 = 65535;
-const MAX_TILE_PIXELS: u64 = 1 << 26;
-/// The PSNR levels 1+ are kept at by default (dB, against their exact averages).
-const DEFAULT_LEVEL_PSNR: f64 = 30.0;
-
-/// Rows of a row of tiles assembled at a time for the levels above.
-const STRIP_ROWS: usize = 16;
-
-/// What one tile became.
-struct TileOut {
-    /// decoded samples (th × tw × components), None for an empty tile
-    samples: Option<Vec<u8>>,
-    /// the chunk's stream, None for an empty tile
-    bytes: Option<Vec<u8>>,
-    copied: bool,
-    why: String,
-}
-
-/// What a tile needs after it is inspected.
-enum Step {
-    /// a tile to copy, whose samples are still to decode
-    Copy(Vec<u8>),
-    Done(TileOut),
-}
-
-/// A TIFF page of JPEG tiles, ready to convert.
-pub struct TileJob<'a> {
+/// A page's tiles, read in place.
+struct PageTiles<'a> {
     tiff: Tiff<'a>,
-    tiles: Tiles,
-}
-
-impl std::ops::Deref for TileJob<'_> {
-    type Target = Tiles;
-    fn deref(&self) -> &Tiles {
-        &self.tiles
-    }
-}
-
-/// What the tiles' work needs, apart from the input (shared by the decode threads).
-pub struct Tiles {
-    file: String,
     page: Page,
-    grid: TileGrid,
     declared: StoredColorSpace,
-    frame: StreamInfo,
-    config0: JpegConfig,
-    /// components of one tile (1 with several planes)
-    tc: usize,
-    planes: usize,
-    pixel: Option<PixelSize>,
-    /// the PSNR target levels 1+ are chosen for (None: `quality`, or the tiles', for all)
-    level_psnr: Option<f64>,
-    pub info: ImageInfo,
-    pub plan: Plan,
-    pub pyramid: Pyramid,
 }
 
-fn int_option(options: &ConvertOptions, name: &str) -> Option<std::result::Result<f64, String>> {
-    options.get(name).map(|v| is_int(v).ok_or_else(|| json::compact(v)))
-}
-
-impl<'a> TileJob<'a> {
-    pub fn prepare(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warnings: &mut Vec<String>) -> Result<TileJob<'a>> {
-        let file = tiff.file.clone();
-        let where_ = format!("{file}: {}", page.label);
-        // the options: level 0 keeps the tiles, so what would change them is refused
-        if options.get("rescale").is_some() {
-            return Err(ConvertError::argument("rescale applies to 16-bit input; this TIFF's tiles are 8-bit JPEG"));
-        }
-        for key in ["color", "subsampling", "chunk"] {
-            if options.get(key).is_some() {
-                return Err(ConvertError::argument(format!(
-                    "{key} applies to PNG and JPEG input; a TIFF's level 0 keeps its tiles (their size, colour space and subsampling)"
-                )));
-            }
-        }
-        let quality = match int_option(options, "quality") {
-            None => None,
-            Some(Ok(q)) if (1.0..=100.0).contains(&q) => Some(q as u8),
-            Some(Ok(q)) => return Err(quality_error(&json::compact(&V::Number(q)))),
-            Some(Err(v)) => return Err(quality_error(&v)),
-        };
-        let level_psnr = match (options.get("levelPsnr"), quality) {
-            (None, Some(_)) => None,
-            (None, None) => Some(DEFAULT_LEVEL_PSNR),
-            (Some(V::Number(db)), None) if *db == 0.0 => None,
-            (Some(V::Number(db)), None) if (1.0..=99.0).contains(db) => Some(*db),
-            (Some(_), Some(_)) => {
-                return Err(ConvertError::argument(
-                    "quality and levelPsnr both set the quality of levels 1+ of a TIFF of JPEG tiles: give one",
-                ))
-            }
-            (Some(v), None) => {
-                return Err(ConvertError::argument(format!(
-                    "levelPsnr must be a number of dB from 1 to 99, or 0 for the tiles' own quality, got {}",
-                    json::compact(v)
-                )))
-            }
-        };
-        let shard = match int_option(options, "shard") {
-            None => None,
-            Some(Ok(s)) if s >= 0.0 && s <= f64::from(u32::MAX) => Some(s as u32),
-            Some(Ok(s)) => return Err(shard_error(&json::compact(&V::Number(s)))),
-            Some(Err(v)) => return Err(shard_error(&v)),
-        };
-        let common = options.pyramid_options()?;
-
-        // the page: what the copy path takes
-        check_uint8(&page, &where_)?;
-        let (tw, th) = (page.tile_width, page.tile_height);
-        let too_large = || {
-            ConvertError::input(format!(
-                "{where_}: {} of {tw} × {th} pixels are larger than this converter accepts (65535 per side, 2^26 pixels)",
-                if page.tiled { "tiles" } else { "strips" }
-            ))
-        };
-        let spp = page.samples_per_pixel;
-        let (color, planes) = if page.planar == 2 && spp > 1 && page.photometric.unwrap_or(1) == 1 {
-            // several min-is-black channels, each plane of grayscale JPEG tiles: a c axis
-            (StoredColorSpace::Grayscale, spp as usize)
-        } else {
-            if spp != 1 && spp != 3 {
-                return Err(ConvertError::input(format!("{where_}: {spp} samples per pixel; JPEG tiles with 1 or 3 are supported")));
-            }
-            if spp == 3 && page.planar != 1 {
-                return Err(ConvertError::input(format!("{where_}: planar (separate) colour planes are not supported for JPEG tiles")));
-            }
-            let color = match page.photometric {
-                Some(1) => Some(StoredColorSpace::Grayscale),
-                Some(2) => Some(StoredColorSpace::Rgb),
-                Some(6) => Some(StoredColorSpace::Ycbcr),
-                _ => None,
-            };
-            match color {
-                Some(c) if (c == StoredColorSpace::Grayscale) == (spp == 1) => (c, 1),
-                _ => {
-                    return Err(ConvertError::input(format!(
-                        "{where_}: Photometric {} with {spp} sample(s) is not supported",
-                        super::ifd::photometric_name(page.photometric)
-                    )))
-                }
-            }
-        };
-        if tw > MAX_JPEG_SIDE || th > MAX_JPEG_SIDE || tw * th > MAX_TILE_PIXELS {
-            return Err(too_large());
-        }
-        let grid = page.grid(&file)?;
-        let tc = if planes > 1 { 1 } else { spp as usize };
-        let job_frame_probe = TileProbe { file: &file, page: &page, grid, declared: color, planes };
-        // the page's frame: its first tile's (the tiles of one page share it, as the TIFF
-        // JPEG rules have it; one that differs is re-encoded)
-        let first = page.byte_counts[..grid.count as usize]
-            .iter()
-            .position(|&n| n > 0)
-            .ok_or_else(|| ConvertError::input(format!("{where_}: every {} is empty (byte count 0)", grid.kind)))? as u64;
-        let stream = job_frame_probe.read_tile(&tiff, first)?;
-        let frame = job_frame_probe.inspect(first, &stream)?;
-        let label = job_frame_probe.label(first);
-        if frame.precision != 8 {
-            return Err(ConvertError::input(format!("{label}: {}-bit JPEG; the jpeg codec stores 8-bit samples only", frame.precision)));
-        }
-        if frame.components.len() != tc {
-            return Err(ConvertError::input(format!(
-                "{label}: the JPEG frame has {} component(s) but the page has {tc} sample(s) per pixel{}",
-                frame.components.len(),
-                if planes > 1 { " in each plane" } else { "" }
-            )));
-        }
-        let estimated = frame.quality.unwrap_or(95);
-        let name = match color {
-            StoredColorSpace::Grayscale => "grayscale",
-            StoredColorSpace::Rgb => "rgb",
-            _ => "ycbcr",
-        };
-        let mut members = vec![("quality".to_string(), V::Number(estimated.into())), ("encoded_color_space".into(), V::String(name.into()))];
-        if color == StoredColorSpace::Ycbcr {
-            let factors = frame
-                .components
-                .iter()
-                .map(|c| V::Array(vec![V::Number(c.horizontal.into()), V::Number(c.vertical.into())]))
-                .collect();
-            members.push(("subsampling".into(), V::Array(factors)));
-        }
-        let config0 = JpegConfig::parse(&V::Object(members)).map_err(|e| {
-            ConvertError::input(format!("{label}: its frame cannot be described by a jpeg codec configuration: {e}"))
-        })?;
-        let level_quality = f64::from(quality.unwrap_or(estimated));
-        let config_up = JpegConfig::parse(&V::Object(if tc == 1 {
-            vec![("quality".into(), V::Number(level_quality)), ("encoded_color_space".into(), V::String("grayscale".into()))]
-        } else {
-            vec![
-                ("quality".into(), V::Number(level_quality)),
-                ("encoded_color_space".into(), V::String("ycbcr".into())),
-                ("subsampling".into(), V::Array(vec![pair(2, 2), pair(1, 1), pair(1, 1)])),
-            ]
-        }))
-        .map_err(|e| ConvertError::argument(format!("{e}")))?;
-
-        // the levels: halved until one fits a tile (or as many as asked), level 0's chunks the tiles
-        let (height, width) = (page.height as u32, page.width as u32);
-        let (th, tw) = (th as u32, tw as u32);
-        let shards = match shard {
-            None => Shards::Auto,
-            Some(0) => Shards::Off,
-            Some(side) if side % th != 0 || side % tw != 0 => {
-                return Err(ConvertError::argument(format!("shard {side} is not a multiple of the tile size {tw} × {th}")));
-            }
-            Some(side) => Shards::Side(side),
-        };
-        let mcu = mcu_size(&config_up);
-        let layout = Layout { chunk: (th, tw), mcu, levels: common.levels, shards, whole_level0_chunk: true };
-        let pyramid = plan_levels(height, width, &layout)?;
-
-        let pixel = match common.pixel_size {
-            Some(size) => Some(PixelSize { x: size, y: size, source: "--pixel-size" }),
-            None => pixel_size_from_description(page.description.as_deref()),
-        };
-        if let Some(p) = pixel {
-            if (p.x - p.y).abs() > 1e-9 * p.x {
-                warnings.push(format!(
-                    "the pixels are not square ({} × {} µm); the scale uses {} for both axes",
-                    json::compact(&V::Number(p.x)),
-                    json::compact(&V::Number(p.y)),
-                    json::compact(&V::Number(p.x))
-                ));
-            }
-        }
-        let unit = common.unit.clone().or_else(|| (pixel.is_some() && common.pixel_size.is_none()).then(|| "micrometer".to_string()));
-        let plan = Plan {
-            config: config_up,
-            chunk: th,
-            shard: None,
-            levels: common.levels,
-            channel_axis: common.channel_axis,
-            pixel_size: pixel.map(|p| p.x),
-            unit,
-            encode_options: common.encode_options,
-            workers: common.workers,
-            warnings: Vec::new(),
-            components: tc,
-            mcu,
-            planes,
-            rescale: None,
-        };
-        let info = ImageInfo {
-            height,
-            width,
-            channels: tc * planes,
-            format: "tiff",
-            planes: planes > 1,
-            pixel_size: pixel.map(|p| p.x),
-            summary: Some(super::image::source_summary(&tiff, &page, pixel)),
-        };
-        let tiles = Tiles {
-            file: file.clone(),
-            page,
-            grid,
-            declared: color,
-            frame,
-            config0,
-            tc,
-            planes,
-            pixel,
-            level_psnr,
-            info,
-            plan,
-            pyramid,
-        };
-        Ok(TileJob { tiff, tiles })
-    }
-}
-
-impl Tiles {
-    fn probe(&self) -> TileProbe<'_> {
-        TileProbe { file: &self.file, page: &self.page, grid: self.grid, declared: self.declared, planes: self.planes }
-    }
-
-    fn shape0(&self) -> Vec<u64> {
-        let (th, tw) = (self.page.tile_height, self.page.tile_width);
-        if self.tc == 3 {
-            vec![th, tw, 3]
-        } else {
-            vec![th, tw]
-        }
-    }
-
-    fn same_frame(&self, info: &StreamInfo) -> bool {
-        info.components.len() == self.frame.components.len()
-            && info
-                .components
-                .iter()
-                .zip(&self.frame.components)
-                .all(|(a, b)| a.horizontal == b.horizontal && a.vertical == b.vertical)
-    }
-
-
-    /// Tile `i` (of any plane) from its stream: inspected, decoded, and copied or re-encoded.
-    fn one(&self, i: u64, stream: Option<Vec<u8>>) -> Result<TileOut> {
-        match self.classify(i, stream)? {
-            Step::Done(out) => Ok(out),
-            Step::Copy(stream) => {
-                let samples = crate::decode(&self.config0, &stream, &self.shape0()).map_err(|e| self.decode_error(i, &e.to_string()))?;
-                Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
-            }
-        }
-    }
-
-    fn decode_error(&self, i: u64, message: &str) -> ConvertError {
-        ConvertError::input(format!("{}: cannot decode: {message}", self.probe().label(i)))
-    }
-
-    /// Tile `i`: empty, or copied (its decode is left to the caller, who may batch it), or
-    /// re-encoded here (another frame).
-    fn classify(&self, i: u64, stream: Option<Vec<u8>>) -> Result<Step> {
-        let Some(stream) = stream else {
-            return Ok(Step::Done(TileOut { samples: None, bytes: None, copied: false, why: String::new() }));
-        };
-        let probe = self.probe();
-        let label = probe.label(i);
-        let info = probe.inspect(i, &stream)?;
-        let (th, tw) = (self.page.tile_height, self.page.tile_width);
-        let shape0 = self.shape0();
-        let copyable = info.sof == 0xC0
-            && info.precision == 8
-            && u64::from(info.width) == tw
-            && u64::from(info.height) == th
-            && self.same_frame(&info);
-        if copyable {
-            return Ok(Step::Copy(stream));
-        }
-        if info.precision != 8 {
-            return Err(ConvertError::input(format!("{label}: {}-bit JPEG; the jpeg codec stores 8-bit samples only", info.precision)));
-        }
-        if info.components.len() != self.tc {
-            return Err(ConvertError::input(format!("{label}: {} component(s) where the page has {}", info.components.len(), self.tc)));
-        }
-        // decoded at its own size, then cut (or padded) to the tile's
-        let (ih, iw) = (usize::from(info.height), usize::from(info.width));
-        let own: Vec<u64> = if self.tc == 3 { vec![ih as u64, iw as u64, 3] } else { vec![ih as u64, iw as u64] };
-        let decoded = crate::decode(&self.config0, &stream, &own)
-            .map_err(|e| ConvertError::input(format!("{label}: cannot decode ({}): {e}", info.process_name())))?;
-        let samples = cut_tile(&decoded, ih, iw, self.tc, 0, th as usize, tw as usize);
-        let bytes = crate::encode_from_with_options(&self.config0, &samples.as_slice(), &shape0, &self.plan.encode_options)
-            .map_err(|e| ConvertError::input(format!("{label}: cannot encode: {e}")))?;
-        let why = if info.process_name() != "baseline" {
-            info.process_name().to_string()
-        } else if iw as u64 != tw || ih as u64 != th {
-            format!("{iw} × {ih}")
-        } else {
-            "another sampling".to_string()
-        };
-        Ok(Step::Done(TileOut { samples: Some(samples), bytes: Some(bytes), copied: false, why }))
-    }
-
-}
-
-impl TileJob<'_> {
-    /// Each level's configuration: level 0's (the tiles'), then levels 1+ at `quality`, the
-    /// tiles' own, or the lowest meeting the PSNR target on a sample of tiles (level_quality.rs).
-    fn level_configs(&self) -> Result<Vec<JpegConfig>> {
-        let levels = self.pyramid.shapes.len();
-        let mut configs = vec![self.config0.clone()];
-        let Some(target) = self.level_psnr.filter(|_| levels > 1) else {
-            configs.resize(levels, self.plan.config.clone());
-            return Ok(configs);
-        };
-        // tiles inside the image (an edge tile's padding is not image), spread over the page and its planes
-        let (th, tw) = (self.page.tile_height, self.page.tile_width);
-        let (rows, columns) = (self.grid.rows, self.grid.columns);
-        let inside_rows = if rows * th > self.page.height { rows - 1 } else { rows }.max(1);
-        let inside_columns = if columns * tw > self.page.width { columns - 1 } else { columns }.max(1);
-        let inside = inside_rows * inside_columns;
-        let picks = (inside * self.planes as u64).min(SAMPLE_TILES as u64);
-        let mut sample = Vec::with_capacity(picks as usize);
-        for k in 0..picks {
-            let at = k * inside * self.planes as u64 / picks;
-            let (plane, at) = (at / inside, at % inside);
-            let i = plane * rows * columns + (at / inside_columns) * columns + at % inside_columns;
-            if let Some(samples) = self.tiles.one(i, self.read(i)?)?.samples {
-                sample.push(samples);
-            }
-        }
-        let start = self.plan.config.quality;
-        let qualities = level_qualities(&sample, (th as usize, tw as usize), self.tc, &self.plan.config, start, target, levels - 1);
-        for q in qualities {
-            configs.push(with_quality(&self.plan.config, q).ok_or_else(|| ConvertError::input("cannot set a level's quality"))?);
-        }
-        Ok(configs)
-    }
-
-    /// Tile `i`'s complete stream (read on the calling thread: the input need not be shared).
-    fn read(&self, i: u64) -> Result<Option<Vec<u8>>> {
-        if self.page.byte_counts[i as usize] == 0 {
+impl TileInput for PageTiles<'_> {
+    fn read(&self, i: u64, label: &str) -> Result<Option<Vec<u8>>> {
+        let count = self.page.byte_counts[i as usize];
+        if count == 0 {
             return Ok(None);
         }
-        self.probe().read_tile(&self.tiff, i).map(Some)
-    }
-
-    /// Row `ty`'s tiles (each plane's), read here, inspected (and the rare tile of another
-    /// frame re-encoded) on the core's threads, the copied ones handed to `encoders` to decode.
-    fn start_row(&self, ty: u64, encoders: &dyn Encoders, shape0: &[u64]) -> Result<(u64, Vec<(u64, Step)>, DecodeBatch)> {
-        let planes = self.planes as u64;
-        let plane_tiles = self.grid.rows * self.grid.columns;
-        let mut streams = Vec::with_capacity((self.grid.columns * planes) as usize);
-        for tx in 0..self.grid.columns {
-            for p in 0..planes {
-                let i = p * plane_tiles + ty * self.grid.columns + tx;
-                streams.push(std::sync::Mutex::new(Some((i, self.read(i)))));
-            }
-        }
-        let tiles = &self.tiles;
-        let steps = parallel_map(self.plan.workers, &streams, |slot| -> Result<(u64, Step)> {
-            let (i, stream) = slot.lock().expect("unpoisoned").take().expect("taken once");
-            Ok((i, tiles.classify(i, stream?)?))
-        });
-        let steps: Vec<(u64, Step)> = steps.into_iter().collect::<Result<_>>()?;
-        let jobs: Vec<DecodeJob> = steps
-            .iter()
-            .filter_map(|(_, step)| match step {
-                Step::Copy(stream) => Some(DecodeJob { stream, shape: shape0.to_vec() }),
-                Step::Done(_) => None,
-            })
-            .collect();
-        let batch = encoders.start_decode(&tiles.config0, &jobs)?;
-        drop(jobs);
-        Ok((ty, steps, batch))
-    }
-
-    pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, encoders: &dyn Encoders, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
-        let started = now();
-        for w in &warnings {
-            events.warning(w);
-        }
-        let (th, tw) = (self.page.tile_height as usize, self.page.tile_width as usize);
-        let width = self.page.width as usize;
-        let planes = self.planes;
-        let c = self.tc * planes;
-        let level_configs = self.level_configs()?;
-        let encoder = ChunkEncoder {
-            config: self.plan.config.clone(),
-            level_configs: level_configs.clone(),
-            options: self.plan.encode_options,
-            channels: c,
-            planes,
-            encoders,
-        };
-        let plan = &self.plan;
-        let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, y, x, p);
-        let mut store0 = ChunkStore::new("0", self.pyramid.grids[0]);
-        let (mut copied, mut stored0, mut bytes0) = (0u64, 0u64, 0u64);
-        let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
-        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0) };
-        let mut rows = RowPyramid::new(cx, c).with_external_level0();
-        let strip_rows = STRIP_ROWS.min(th);
-        let mut strip = vec![0u8; strip_rows * width * c];
-        let shape0 = self.tiles.shape0();
-        // Row ty's tiles are handed to the decoders, then row ty − 1's (decoding meanwhile)
-        // are taken back, stored and averaged: the decoders work while this thread reads.
-        let mut previous: Option<(u64, Vec<(u64, Step)>, DecodeBatch)> = None;
-        for next in 0..=self.grid.rows {
-            let current = match next < self.grid.rows {
-                true => Some(self.start_row(next, encoders, &shape0)?),
-                false => None,
-            };
-            let Some((ty, steps, batch)) = std::mem::replace(&mut previous, current) else { continue };
-            let tiles = &self.tiles;
-            let rows_here = th.min(self.page.height as usize - ty as usize * th);
-            let mut decoded = encoders.finish_decode(batch)?.into_iter();
-            let copies = steps.iter().filter(|(_, step)| matches!(step, Step::Copy(_))).count();
-            if decoded.len() != copies {
-                return Err(ConvertError::input("cannot decode the tiles: the decoder gave back another number of tiles"));
-            }
-            let outs: Vec<Result<TileOut>> = steps
-                .into_iter()
-                .map(|(i, step)| match step {
-                    Step::Done(out) => Ok(out),
-                    Step::Copy(stream) => match decoded.next().expect("one per job") {
-                        Ok(samples) if samples.len() == shape0.iter().product::<u64>() as usize => {
-                            Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
-                        }
-                        Ok(_) => Err(tiles.decode_error(i, "the decoded samples are not the tile's size")),
-                        Err(message) => Err(tiles.decode_error(i, &message)),
-                    },
-                })
-                .collect();
-            let mut outs = outs.into_iter();
-            let outs: Vec<Result<Vec<TileOut>>> =
-                (0..self.grid.columns).map(|_| outs.by_ref().take(planes).collect()).collect();
-            // the tiles' samples, kept until their rows have fed the levels above
-            let mut row_samples: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(outs.len());
-            for (tx, out) in outs.into_iter().enumerate() {
-                let out = out?;
-                let mut any = false;
-                let mut sum = 0u64;
-                let mut samples = Vec::with_capacity(out.len());
-                for (p, t) in out.into_iter().enumerate() {
-                    let (cy, cxx) = (ty as u32, tx as u32);
-                    if let Some(b) = &t.bytes {
-                        any = true;
-                        sum += b.len() as u64;
-                        if t.copied {
-                            copied += 1;
-                        } else if planes > 1 {
-                            reencoded.push((vec![p as u32, cy, cxx], t.why.clone()));
-                        } else {
-                            reencoded.push((vec![cy, cxx], t.why.clone()));
-                        }
-                    }
-                    match t.bytes {
-                        Some(b) => store0.store(rows.writer(), &key, cy, cxx, p as u32, b)?,
-                        None => store0.skip(rows.writer(), &key, cy, cxx, p as u32)?,
-                    }
-                    samples.push(t.samples);
-                }
-                if any {
-                    stored0 += 1;
-                    bytes0 += sum;
-                }
-                rows.chunk_written(0, any, sum)?;
-                row_samples.push(samples);
-            }
-            store0.end_chunk_row(rows.writer(), ty as u32)?;
-            // the row of tiles to the levels above a strip of rows at a time, never as one
-            // full-width band
-            let mut y0 = 0;
-            while y0 < rows_here {
-                let n = strip_rows.min(rows_here - y0);
-                for (tx, tile) in row_samples.iter().enumerate() {
-                    let x0 = tx * tw;
-                    let w = tw.min(width - x0);
-                    for (p, samples) in tile.iter().enumerate() {
-                        for y in 0..n {
-                            let (at, sy) = ((y * width + x0) * c, y0 + y);
-                            let row = &mut strip[at..at + w * c];
-                            match samples {
-                                Some(s) if planes == 1 => row.copy_from_slice(&s[sy * tw * c..(sy * tw + w) * c]),
-                                Some(s) => {
-                                    for (x, v) in s[sy * tw..sy * tw + w].iter().enumerate() {
-                                        row[x * c + p] = *v;
-                                    }
-                                }
-                                None if planes == 1 => row.fill(0),
-                                None => {
-                                    for x in 0..w {
-                                        row[x * c + p] = 0;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                rows.push(&strip[..n * width * c], n)?;
-                y0 += n;
-            }
-        }
-        let (mut totals, _, chunks) = rows.finish()?;
-        totals[0].chunks = stored0;
-        totals[0].encoded_bytes = bytes0;
-        totals[0].bytes_written = store0.bytes_written;
-        reencoded.sort();
-
-        // metadata last: level 0's attributes say which chunks are the TIFF's tiles
-        let mut metadata_bytes = 0u64;
-        let mut put = |writer: &mut dyn StoreWriter, key: &str, value: &V| -> Result<()> {
-            let text = json::pretty(value);
-            metadata_bytes += text.len() as u64;
-            writer.write(key, text.as_bytes())
-        };
-        put(writer, "zarr.json", &metadata::group(plan, &self.pyramid.shapes, name))?;
-        let mut plan0 = plan.clone();
-        plan0.config = self.config0.clone();
-        for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
-            let mut level_plan = plan.clone();
-            level_plan.config = level_configs[l].clone();
-            let mut meta = metadata::level_array(&level_plan, *shape, grid);
-            if l == 0 {
-                let source = self.tiff.file.rsplit(['/', '\\']).next().unwrap_or(&self.tiff.file).to_string();
-                let chunks = reencoded.iter().map(|(k, _)| V::Array(k.iter().map(|&v| V::Number(v.into())).collect())).collect();
-                set_attributes(
-                    &mut meta,
-                    V::Object(vec![(
-                        "zarr_jpeg".into(),
-                        V::Object(vec![
-                            ("source".into(), V::String(source)),
-                            ("copied_from_tiff_tiles".into(), V::Number(copied as f64)),
-                            ("reencoded_chunks".into(), V::Array(chunks)),
-                            ("quality_estimated".into(), V::Bool(self.frame.quality.is_some())),
-                        ]),
-                    )]),
-                );
-            }
-            put(writer, &format!("{l}/zarr.json"), &meta)?;
-        }
-        let where_ = format!("{}: {}", self.tiff.file, self.page.label);
-        let mut late = Vec::new();
-        for (chunk, why) in reencoded.iter().take(3) {
-            let at: Vec<String> = chunk.iter().map(u32::to_string).collect();
-            late.push(format!("{where_}: tile at chunk ({}) re-encoded ({why})", at.join(", ")));
-        }
-        if reencoded.len() > 3 {
-            late.push(format!("{where_}: {} tiles re-encoded in all", reencoded.len()));
-        }
-        for w in &late {
-            events.warning(w);
-        }
-        warnings.extend(late);
-        let empty = self.page.byte_counts[..self.grid.count as usize].iter().filter(|&&n| n == 0).count() as u64;
-        let mut summary = summary::build(summary::Parts {
-            output,
-            name,
-            plan: &plan0,
-            pyramid: &self.pyramid,
-            info: &self.info,
-            channels: c,
-            totals: &totals,
-            chunks,
-            metadata_bytes,
-            error: (0, 0),
-            seconds: now() - started,
-            warnings,
-            streamed: true,
-        });
-        summary.psnr = if reencoded.is_empty() { f64::INFINITY } else { f64::NAN };
-        summary.tiles = Some(TileCounts {
-            copied,
-            reencoded: reencoded.len() as u64,
-            empty,
-            level_config: level_configs.get(1).unwrap_or(&plan.config).clone(),
-            level_qualities: level_configs[1..].iter().map(|c| c.quality).collect(),
-            level_psnr: self.level_psnr,
-            quality_estimated: self.frame.quality.is_some(),
-            pixel: self.pixel.map(|p| (p.x, p.source)),
-        });
-        summary.channel_axis = (self.tc == 3).then(|| plan.channel_axis.name());
-        summary.input_shape = if planes > 1 {
-            vec![planes as u32, self.info.height, self.info.width]
-        } else if self.tc == 3 {
-            vec![self.info.height, self.info.width, 3]
-        } else {
-            vec![self.info.height, self.info.width]
-        };
-        Ok(summary)
-    }
-}
-
-fn pair(h: u8, v: u8) -> V {
-    V::Array(vec![V::Number(h.into()), V::Number(v.into())])
-}
-
-fn quality_error(got: &str) -> ConvertError {
-    ConvertError::argument(format!("quality must be an integer from 1 to 100 (the jpeg codec's range), got {got}"))
-}
-
-fn shard_error(got: &str) -> ConvertError {
-    ConvertError::argument(format!("shard must be 0 (no shards) or a positive multiple of the tile size, got {got}"))
-}
-
-fn set_attributes(meta: &mut V, attributes: V) {
-    if let V::Object(members) = meta {
-        if let Some(slot) = members.iter_mut().find(|(k, _)| k == "attributes") {
-            slot.1 = attributes;
-        }
-    }
-}
-
-/// Reading and naming one page's tiles.
-struct TileProbe<'t> {
-    file: &'t str,
-    page: &'t Page,
-    grid: TileGrid,
-    declared: StoredColorSpace,
-    planes: usize,
-}
-
-impl TileProbe<'_> {
-    fn label(&self, i: u64) -> String {
-        let plane_tiles = self.grid.rows * self.grid.columns;
-        let j = i % plane_tiles;
-        let channel = if self.planes > 1 { format!(", channel {}", i / plane_tiles) } else { String::new() };
-        format!(
-            "{}: {} {} {i} (row {}, column {}{channel})",
-            self.file,
-            self.page.label,
-            self.grid.kind,
-            j / self.grid.columns,
-            j % self.grid.columns
-        )
-    }
-
-    /// Tile `i`'s complete stream: its bytes with the page's tables and colour markers.
-    fn read_tile(&self, tiff: &Tiff, i: u64) -> Result<Vec<u8>> {
-        let label = self.label(i);
-        let what = label.strip_prefix(&format!("{}: ", self.file)).unwrap_or(&label);
-        let bytes = tiff.read(self.page.offsets[i as usize], self.page.byte_counts[i as usize], what)?;
+        let what = label.strip_prefix(&format!("{}: ", self.tiff.file)).unwrap_or(label);
+        let bytes = self.tiff.read(self.page.offsets[i as usize], count, what)?;
         crate::tile_stream::complete_tile_stream(&bytes, self.page.jpeg_tables.as_deref(), Some(self.declared))
+            .map(Some)
             .map_err(|e| ConvertError::input(format!("{label}: {e}")))
     }
+}
 
-    fn inspect(&self, i: u64, stream: &[u8]) -> Result<StreamInfo> {
-        inspect_stream(stream).map_err(|e| ConvertError::input(format!("{}: {e}", self.label(i))))
-    }
+/// The page's tiles as a tile job, or a refusal naming what the copy path cannot take.
+pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warnings: &mut Vec<String>) -> Result<TileJob<'a>> {
+    let file = tiff.file.clone();
+    let where_ = format!("{file}: {}", page.label);
+    check_uint8(&page, &where_)?;
+    let spp = page.samples_per_pixel;
+    let (declared, planes) = if page.planar == 2 && spp > 1 && page.photometric.unwrap_or(1) == 1 {
+        // several min-is-black channels, each plane of grayscale JPEG tiles: a c axis
+        (StoredColorSpace::Grayscale, spp as usize)
+    } else {
+        if spp != 1 && spp != 3 {
+            return Err(ConvertError::input(format!("{where_}: {spp} samples per pixel; JPEG tiles with 1 or 3 are supported")));
+        }
+        if spp == 3 && page.planar != 1 {
+            return Err(ConvertError::input(format!("{where_}: planar (separate) colour planes are not supported for JPEG tiles")));
+        }
+        let color = match page.photometric {
+            Some(1) => Some(StoredColorSpace::Grayscale),
+            Some(2) => Some(StoredColorSpace::Rgb),
+            Some(6) => Some(StoredColorSpace::Ycbcr),
+            _ => None,
+        };
+        match color {
+            Some(c) if (c == StoredColorSpace::Grayscale) == (spp == 1) => (c, 1),
+            _ => {
+                return Err(ConvertError::input(format!(
+                    "{where_}: Photometric {} with {spp} sample(s) is not supported",
+                    photometric_name(page.photometric)
+                )))
+            }
+        }
+    };
+    let kind = if page.tiled { "tile" } else { "strip" };
+    check_tile_size(&where_, page.tile_width, page.tile_height, &format!("{kind}s"))?;
+    let grid = page.grid(&file)?;
+    let counts = &page.byte_counts[..grid.count as usize];
+    let first = counts
+        .iter()
+        .position(|&n| n > 0)
+        .ok_or_else(|| ConvertError::input(format!("{where_}: every {kind} is empty (byte count 0)")))? as u64;
+    let empty = counts.iter().filter(|&&n| n == 0).count() as u64;
+    let pixel = pixel_size_from_description(page.description.as_deref());
+    let spec = TileSpec {
+        file: file.clone(),
+        label: page.label.clone(),
+        container: "TIFF",
+        image_noun: "page",
+        height: page.height,
+        width: page.width,
+        tile_height: page.tile_height,
+        tile_width: page.tile_width,
+        grid,
+        planes,
+        components: if planes > 1 { 1 } else { spp as usize },
+        declared,
+        first,
+        empty,
+        pixel,
+        summary: source_summary(&tiff, &page, pixel),
+        copied_key: "copied_from_tiff_tiles",
+        format: "tiff",
+        attributes: Vec::new(),
+    };
+    TileJob::prepare(Box::new(PageTiles { tiff, page, declared }), spec, options, warnings)
 }
