@@ -58,8 +58,6 @@ pub struct TileSpec {
     pub planes: usize,
     /// components of one tile (1 or 3)
     pub components: usize,
-    /// the colour space the container states, for the first tile's configuration
-    pub declared: StoredColorSpace,
     /// the first tile the source holds (the page's frame is read from it)
     pub first: u64,
     /// tiles the source does not hold
@@ -183,7 +181,7 @@ impl<'a> TileJob<'a> {
         let common = options.pyramid_options()?;
         check_tile_size(&format!("{}: {}", spec.file, spec.label), spec.tile_width, spec.tile_height, &kinds)?;
 
-        let (tc, planes, color) = (spec.components, spec.planes, spec.declared);
+        let (tc, planes) = (spec.components, spec.planes);
         // the frame: the first tile's (the tiles of one image share it, as the TIFF JPEG
         // rules have it; one that differs is re-encoded)
         let first = spec.first;
@@ -204,6 +202,11 @@ impl<'a> TileJob<'a> {
                 if planes > 1 { " in each plane" } else { "" }
             )));
         }
+        // the colour space the first tile's markers state: each source's `read` has made them
+        // say what its container says where the tile itself says nothing
+        let color = crate::markers::read_header(&stream)
+            .and_then(|header| crate::decode::stored_color_space(&header))
+            .map_err(|e| ConvertError::input(format!("{label}: {e}")))?;
         let estimated = frame.quality.unwrap_or(95);
         let name = match color {
             StoredColorSpace::Grayscale => "grayscale",

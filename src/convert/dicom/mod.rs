@@ -367,19 +367,14 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
     if let Some(w) = skipped_note(&associated) {
         warnings.push(w);
     }
-    let label = "level 0".to_string();
+    if rescale.is_some() {
+        return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
+    }
     match coding {
         Coding::Baseline | Coding::Extended => {
-            // the colour space: the first frame's own markers where they state one, else the Photometric tag's
-            let (part, f) = level.tiles[first_tile].expect("present");
-            let (file, frames) = &level.parts[part as usize];
-            let bytes = read_frame(file.input, &frames[f as usize], level.frame_bytes_max)
-                .map(without_padding)
-                .map_err(|m| ConvertError::input(format!("{where_} frame {first_tile}: {m}")))?;
-            let stated = stated_color(&bytes).unwrap_or(declared);
             let spec = TileSpec {
                 file: file0.clone(),
-                label,
+                label: "level 0".to_string(),
                 container: "DICOM",
                 image_noun: "image",
                 height: total_rows,
@@ -389,7 +384,6 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                 grid,
                 planes: 1,
                 components: spp as usize,
-                declared: stated,
                 first: first_tile as u64,
                 empty,
                 pixel: spacing,
@@ -398,9 +392,6 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                 format: "dicom",
                 attributes: identifiers.then(|| ("dicom".to_string(), identifier_members(&i0))).into_iter().collect(),
             };
-            if rescale.is_some() {
-                return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
-            }
             let job = TileJob::prepare(Box::new(level), spec, options, &mut warnings)?;
             Ok(Opened::Tiles(Box::new(job), warnings))
         }
@@ -411,9 +402,6 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                     if coding == Coding::Rle { "RLE" } else { "uncompressed" },
                     i0.photometric
                 )));
-            }
-            if rescale.is_some() {
-                return Err(ConvertError::argument(format!("rescale applies to 16-bit input; {where_} is 8-bit")));
             }
             let info = ImageInfo {
                 height: total_rows as u32,

@@ -84,7 +84,6 @@ pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warning
         grid,
         planes,
         components: if planes > 1 { 1 } else { spp as usize },
-        declared,
         first,
         empty,
         pixel,
