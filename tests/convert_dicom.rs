@@ -245,3 +245,24 @@ fn a_file_that_is_not_a_whole_slide_image_is_refused_by_name() {
     let m = refused(&[("notes.txt", b"hello")]);
     assert!(m.contains("is a directory with no DICOM file in it"), "{m}");
 }
+
+#[test]
+fn an_endless_run_of_fragments_is_refused_before_the_index_grows_with_it() {
+    let mut pixel_data = vec![0xE0, 0x7F, 0x10, 0x00, b'O', b'B', 0, 0, 0xFF, 0xFF, 0xFF, 0xFF];
+    pixel_data.extend_from_slice(&[0xFE, 0xFF, 0x00, 0xE0, 0, 0, 0, 0]);
+    for _ in 0..(1 << 20) + 4 {
+        pixel_data.extend_from_slice(&[0xFE, 0xFF, 0x00, 0xE0, 0, 0, 0, 0]);
+    }
+    pixel_data.extend_from_slice(&[0xFE, 0xFF, 0xDD, 0xE0, 0, 0, 0, 0]);
+    let dcm = file(JPEG_BASELINE, &volume(32, 16, 16, "2", &pixel_data));
+    let m = refused(&[("a.dcm", &dcm)]);
+    assert!(m.contains("fragments for 2 frame(s)"), "{m}");
+}
+
+#[test]
+fn a_compressed_frame_too_large_to_decode_is_refused_before_it_is_read() {
+    // RLE frames of 65535 × 65535: a few bytes each, billions of samples decoded
+    let rle = file("1.2.840.10008.1.2.5", &volume(65535, 65535, 65535, "1", &encapsulated(&[&[0u8; 64]])));
+    let m = refused(&[("a.dcm", &rle)]);
+    assert!(m.contains("larger than this converter accepts"), "{m}");
+}

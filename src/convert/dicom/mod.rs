@@ -14,7 +14,7 @@ mod rows;
 use super::error::{ConvertError, Result};
 use super::options::{ConvertOptions, Rescale};
 use super::source::{ImageInfo, PixelSize, ReadAt, RowSource, TileGrid};
-use super::tile_copy::{TileInput, TileJob, TileSpec};
+use super::tile_copy::{check_tile_size, TileInput, TileJob, TileSpec};
 use crate::decode::StoredColorSpace;
 use crate::ConfigValue as V;
 use elements::{read_instance, Instance};
@@ -403,6 +403,8 @@ pub fn open<'a>(files: Vec<DicomFile<'a>>, folder: &str, options: &ConvertOption
                     i0.photometric
                 )));
             }
+            // (each frame is decoded whole: the tile-copy path's bound on a tile's size)
+            check_tile_size(&where_, frame_columns, frame_rows, "frames")?;
             let info = ImageInfo {
                 height: total_rows as u32,
                 width: total_columns as u32,
