@@ -236,8 +236,7 @@ pub fn read_instance(input: &dyn ReadAt, file: &str) -> Result<Instance> {
             r.pos = at;
             break;
         }
-        let (vr, length) = explicit_header(&mut r)?;
-        let _ = vr;
+        let (_, length) = explicit_header(&mut r)?;
         if length == UNDEFINED {
             return Err(r.error(format!("{} has an undefined length in the file meta information", tag_name(tag))));
         }
