@@ -6,7 +6,7 @@ use super::error::{ConvertError, Result};
 use super::events::{now, Events};
 use super::levels::{self, Pyramid};
 use super::options::{ConvertOptions, Plan};
-use super::pyramid::{Context, RowPyramid};
+use super::pyramid::{ChunkPyramid, Context};
 use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
@@ -234,7 +234,7 @@ impl<'a> Conversion<'a> {
                 chunks_done: 0,
                 error: (0, 0),
             };
-            let mut rows = RowPyramid::new(cx, channels);
+            let mut rows = ChunkPyramid::new(cx, channels);
             let end = source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
             match end {
                 RowsEnd::Again => {

@@ -1,11 +1,15 @@
-//! The one pyramid builder. Level 0 arrives a band of rows at a time; each level keeps only
-//! what it has not yet written (at most one chunk row of samples, plus one odd row waiting
-//! for its pair), writes a chunk row when it is complete, and hands each pair of rows,
-//! averaged, to the level below. Memory does not grow with the image's height.
+//! The one pyramid builder. Level 0 arrives as chunk-sized blocks ("nodes"), in any order:
+//! a tiled source hands its tiles over in Z order, a row source cuts its bands of rows into
+//! nodes. Every node of level n waits in its parent's 2×2 block; when the block is complete
+//! it is averaged into a node of level n+1, which is encoded and goes on up. In Z order at
+//! most one block per level is incomplete at a time, so memory grows neither with the
+//! image's width nor with its height; in row order it is one band of blocks per level.
 //!
 //!   level n+1 = level n averaged over 2×2 areas (rounded mean; a last odd row or column
 //!   averages what there is). The averages are of the samples, never of decoded JPEG, so
 //!   loss does not compound from level to level.
+
+use std::collections::{HashMap, VecDeque};
 
 use super::encoder::{ChunkEncoder, Started, Tile};
 use super::error::{ConvertError, Result};
@@ -15,12 +19,39 @@ use super::options::Plan;
 use super::store::{ChunkStore, StoreWriter};
 use super::events::{Events, Progress};
 
-/// Chunks cut and encoded at once per encode thread (at least 16 in all): enough to keep the
-/// threads busy, few enough that the tiles held do not grow with the image's width.
+/// Chunks encoded at once per encode thread (at least 16 in all): enough to keep the
+/// threads busy, few enough that the chunks held stay small.
 const CHUNKS_PER_THREAD: usize = 8;
 const MIN_BATCH: usize = 16;
-/// Rows averaged for the level below, handed down at a time.
-const DOWN_BATCH: usize = 64;
+/// Batches with the encoders at once: the oldest is stored before another is handed over.
+const BATCHES_IN_FLIGHT: usize = 3;
+
+/// Chunks per batch for `workers` encode threads.
+pub fn batch_size(workers: usize) -> usize {
+    MIN_BATCH.max(workers * CHUNKS_PER_THREAD)
+}
+
+/// The grid's cells (rows, columns) in Z (Morton) order: each aligned 2^k × 2^k block is
+/// visited whole before the next, so a pyramid built in this order completes its 2×2
+/// blocks one after another at every level. Cells outside the grid are skipped without
+/// being visited.
+pub fn z_order(rows: u32, columns: u32) -> impl Iterator<Item = (u32, u32)> {
+    let side = rows.max(columns).max(1).next_power_of_two();
+    let mut stack = vec![(0u32, 0u32, side)];
+    std::iter::from_fn(move || {
+        while let Some((y, x, s)) = stack.pop() {
+            if y >= rows || x >= columns {
+                continue;
+            }
+            if s == 1 {
+                return Some((y, x));
+            }
+            let h = s / 2;
+            stack.extend([(y + h, x + h, h), (y + h, x, h), (y, x + h, h), (y, x, h)]);
+        }
+        None
+    })
+}
 
 /// Averages row `a` with row `b` (None: a last odd row) of `width` pixels × `c` samples into `out`.
 pub fn downsample_rows(a: &[u8], b: Option<&[u8]>, width: usize, c: usize, out: &mut [u8]) {
@@ -75,34 +106,44 @@ pub fn cut_tile(band: &[u8], rows: usize, width: usize, c: usize, x0: usize, ch:
     out
 }
 
+
+/// A node's samples: `nh × nw` pixels of `c` samples (row stride `nw`), of which the first
+/// `valid` (rows, columns) are the image's, the rest repeat the last valid row and column.
+pub struct Node {
+    pub samples: Vec<u8>,
+    pub valid: (usize, usize),
+}
+
+/// A parent's 2×2 block of nodes at full resolution, filled as its children come.
+struct Block {
+    samples: Vec<u8>,
+    /// the children that came (bit 2·(y&1) + (x&1))
+    have: u8,
+}
+
 struct Level {
     height: usize,
     width: usize,
-    row_len: usize,
-    band: Vec<u8>,
-    band_rows: usize,
-    chunk_row: u32,
-    rows_in: usize,
-    /// an odd row waiting for its pair
-    pending: Option<Vec<u8>>,
-    /// rows averaged for the level below
-    down: Vec<u8>,
-    down_rows: usize,
+    /// nodes (rows, columns): the level's chunk grid
+    nodes: (u32, u32),
+    /// blocks waiting for children, by parent position
+    blocks: HashMap<(u32, u32), Block>,
     store: ChunkStore,
+    /// chunks waiting to be handed to the encoders, with their positions
+    queued: Vec<((u32, u32), Tile)>,
     chunks_done: u64,
     encoded_bytes: u64,
     started: bool,
-    /// the chunk row with the encoders, stored when the next one is handed over (or at the end)
-    in_flight: Option<RowInFlight>,
 }
 
-/// A chunk row handed to the encoders: its batches, from their first column.
-struct RowInFlight {
-    cy: u32,
-    batches: Vec<(u32, Started)>,
+/// A batch with the encoders: its level, its chunks' positions.
+struct InFlight {
+    level: usize,
+    positions: Vec<(u32, u32)>,
+    started: Started,
 }
 
-/// What the levels share while rows go through them.
+/// What the levels share while nodes go through them.
 pub struct Context<'a> {
     pub plan: &'a Plan,
     pub pyramid: &'a Pyramid,
@@ -114,13 +155,21 @@ pub struct Context<'a> {
     pub error: (u64, u64),
 }
 
-/// The levels of a pyramid being built from level 0's rows.
-pub struct RowPyramid<'a> {
+/// The levels of a pyramid being built from level 0's nodes (or rows, cut into nodes).
+pub struct ChunkPyramid<'a> {
     levels: Vec<Level>,
-    /// level 0's chunks are written by the caller (a TIFF's tiles, copied): its rows only
+    /// level 0's chunks are written by the caller (a TIFF's tiles, copied): its nodes only
     /// feed the levels above
     external_level0: bool,
     channels: usize,
+    /// a node's (rows, columns): level 0's chunk
+    node: (usize, usize),
+    /// level 0's rows (a row source's) not yet cut into nodes
+    band: Vec<u8>,
+    band_rows: usize,
+    rows_in: usize,
+    batch: usize,
+    in_flight: VecDeque<InFlight>,
     cx: Context<'a>,
 }
 
@@ -131,55 +180,76 @@ pub struct LevelTotals {
     pub bytes_written: u64,
 }
 
-impl<'a> RowPyramid<'a> {
-    /// `channels`: samples per pixel of the rows (a c axis of planes: every plane's).
-    pub fn new(cx: Context<'a>, channels: usize) -> RowPyramid<'a> {
-        let n = cx.pyramid.shapes.len();
-        let levels = (0..n)
+/// The `nh × nw` node at column `x0` of a band of `rows` rows `width` pixels wide, edges
+/// repeated.
+fn node_of_band(band: &[u8], rows: usize, width: usize, c: usize, x0: usize, (nh, nw): (usize, usize)) -> Node {
+    Node { samples: cut_tile(band, rows, width, c, x0, nh, nw), valid: (rows.min(nh), (width - x0).min(nw)) }
+}
+
+/// Fills a node's samples outside `valid` by repeating its last valid row and column.
+pub fn repeat_edges(samples: &mut [u8], (nh, nw): (usize, usize), c: usize, (vh, vw): (usize, usize)) {
+    let row_len = nw * c;
+    if vw < nw {
+        for y in 0..vh {
+            let row = &mut samples[y * row_len..(y + 1) * row_len];
+            for x in vw..nw {
+                row.copy_within((vw - 1) * c..vw * c, x * c);
+            }
+        }
+    }
+    for y in vh..nh {
+        samples.copy_within((vh - 1) * row_len..vh * row_len, y * row_len);
+    }
+}
+
+impl<'a> ChunkPyramid<'a> {
+    /// `channels`: samples per pixel of the nodes (a c axis of planes: every plane's).
+    pub fn new(cx: Context<'a>, channels: usize) -> ChunkPyramid<'a> {
+        let node = cx.pyramid.grids[0].chunk;
+        let node = (node.0 as usize, node.1 as usize);
+        let levels = (0..cx.pyramid.shapes.len())
             .map(|l| {
                 let (h, w) = cx.pyramid.shapes[l];
                 let grid = cx.pyramid.grids[l];
-                let row_len = w as usize * channels;
-                let next_row_len = if l + 1 < n { cx.pyramid.shapes[l + 1].1 as usize * channels } else { 0 };
                 Level {
                     height: h as usize,
                     width: w as usize,
-                    row_len,
-                    band: vec![0; grid.chunk.0 as usize * row_len],
-                    band_rows: 0,
-                    chunk_row: 0,
-                    rows_in: 0,
-                    pending: None,
-                    down: vec![0; next_row_len * DOWN_BATCH],
-                    down_rows: 0,
+                    nodes: grid.chunks,
+                    blocks: HashMap::new(),
                     store: ChunkStore::new(&l.to_string(), grid),
+                    queued: Vec::new(),
                     chunks_done: 0,
                     encoded_bytes: 0,
                     started: false,
-                    in_flight: None,
                 }
             })
             .collect();
-        RowPyramid { levels, external_level0: false, channels, cx }
+        let batch = batch_size(cx.encoder.workers());
+        ChunkPyramid {
+            levels,
+            external_level0: false,
+            channels,
+            node,
+            band: Vec::new(),
+            band_rows: 0,
+            rows_in: 0,
+            batch,
+            in_flight: VecDeque::new(),
+            cx,
+        }
     }
 
-    /// Level 0's chunks come from the caller ([`Self::chunk_written`]); its rows only feed
+    /// Level 0's chunks come from the caller ([`Self::chunk_written`]); its nodes only feed
     /// the levels above.
     pub fn with_external_level0(mut self) -> Self {
         self.external_level0 = true;
-        // (its band is never cut into chunks, so it is not kept)
-        self.levels[0].band = Vec::new();
         self
     }
 
     /// A chunk of level `l` the caller wrote: counted, and reported (`stored`: it has bytes).
     pub fn chunk_written(&mut self, l: usize, stored: bool, bytes: u64) -> Result<()> {
+        self.level_started(l)?;
         let total = self.cx.pyramid.grids[l].chunk_count();
-        if !self.levels[l].started {
-            self.levels[l].started = true;
-            let shape = metadata::array_shape(self.cx.plan, self.cx.pyramid.shapes[l]);
-            self.progress(l, Progress::Level { shape })?;
-        }
         let level = &mut self.levels[l];
         if stored {
             level.chunks_done += 1;
@@ -190,157 +260,170 @@ impl<'a> RowPyramid<'a> {
         self.progress(l, Progress::Chunk { level_chunks_done: done, level_chunks_total: total })
     }
 
+    fn level_started(&mut self, l: usize) -> Result<()> {
+        if !self.levels[l].started {
+            self.levels[l].started = true;
+            let shape = metadata::array_shape(self.cx.plan, self.cx.pyramid.shapes[l]);
+            self.progress(l, Progress::Level { shape })?;
+        }
+        Ok(())
+    }
+
     /// The store being written (for chunks the caller writes).
     pub fn writer(&mut self) -> &mut dyn StoreWriter {
         &mut *self.cx.writer
     }
 
-    /// Level 0's next `n` rows.
+    /// Level 0's next `n` rows (a row source's), cut into nodes a band at a time.
     pub fn push(&mut self, rows: &[u8], n: usize) -> Result<()> {
-        self.push_level(0, rows, n)
-    }
-
-    fn push_level(&mut self, l: usize, rows: &[u8], n: usize) -> Result<()> {
-        let (row_len, height, ch) = {
-            let level = &self.levels[l];
-            (level.row_len, level.height, self.cx.pyramid.grids[l].chunk.0 as usize)
-        };
-        let rows_in = self.levels[l].rows_in;
-        debug_assert!(rows_in + n <= height, "level {l} got {} rows of {height}", rows_in + n);
+        let (height, width, c) = (self.levels[0].height, self.levels[0].width, self.channels);
+        let row_len = width * c;
+        let nh = self.node.0;
+        debug_assert!(self.rows_in + n <= height, "level 0 got {} rows of {height}", self.rows_in + n);
+        if self.band.is_empty() {
+            self.band = vec![0; nh * row_len];
+        }
         let mut r = 0;
         while r < n {
-            let level = &mut self.levels[l];
-            let take = (n - r).min(ch - level.band_rows);
-            let at = level.band_rows * row_len;
-            if !(l == 0 && self.external_level0) {
-                level.band[at..at + take * row_len].copy_from_slice(&rows[r * row_len..(r + take) * row_len]);
-            }
-            level.band_rows += take;
+            let take = (n - r).min(nh - self.band_rows);
+            let at = self.band_rows * row_len;
+            self.band[at..at + take * row_len].copy_from_slice(&rows[r * row_len..(r + take) * row_len]);
+            self.band_rows += take;
+            self.rows_in += take;
             r += take;
-            if level.band_rows == ch || rows_in + r == height {
-                self.write_chunk_row(l)?;
+            if self.band_rows == nh || self.rows_in == height {
+                let cy = ((self.rows_in - 1) / nh) as u32;
+                let band = std::mem::take(&mut self.band);
+                let result = (0..self.levels[0].nodes.1).try_for_each(|cx| {
+                    let node = node_of_band(&band, self.band_rows, width, c, cx as usize * self.node.1, self.node);
+                    self.add(0, cy, cx, node)
+                });
+                self.band = band;
+                self.band_rows = 0;
+                result?;
             }
         }
+        Ok(())
+    }
+
+    /// Node (y, x) of level `l`: encoded (unless level 0's chunks are the caller's), and
+    /// added to its parent's block.
+    pub fn add(&mut self, l: usize, y: u32, x: u32, node: Node) -> Result<()> {
+        let (nh, nw) = self.node;
+        let c = self.channels;
         if l + 1 < self.levels.len() {
-            let row = |i: usize| &rows[i * row_len..(i + 1) * row_len];
-            let mut r = 0;
-            if n > 0 {
-                if let Some(pending) = self.levels[l].pending.take() {
-                    self.emit(l, &pending, Some(row(0)))?;
-                    r = 1;
-                }
+            let (children_rows, children_columns) = self.levels[l].nodes;
+            let (py, px) = (y / 2, x / 2);
+            let block_row = 2 * nw * c;
+            let level = &mut self.levels[l];
+            let block = level
+                .blocks
+                .entry((py, px))
+                .or_insert_with(|| Block { samples: vec![0; 4 * nh * nw * c], have: 0 });
+            let (qy, qx) = ((y & 1) as usize, (x & 1) as usize);
+            for r in 0..node.valid.0 {
+                let at = (qy * nh + r) * block_row + qx * nw * c;
+                block.samples[at..at + node.valid.1 * c].copy_from_slice(&node.samples[r * nw * c..(r * nw + node.valid.1) * c]);
             }
-            while r + 1 < n {
-                self.emit(l, row(r), Some(row(r + 1)))?;
-                r += 2;
-            }
-            if r < n {
-                if rows_in + n == height {
-                    self.emit(l, row(r), None)?; // the last, odd row
-                } else {
-                    self.levels[l].pending = Some(row(r).to_vec());
-                }
+            block.have |= 1 << (2 * qy + qx);
+            let expected = (0..4u32)
+                .filter(|b| 2 * py + b / 2 < children_rows && 2 * px + b % 2 < children_columns)
+                .fold(0u8, |m, b| m | 1 << b);
+            if block.have == expected {
+                let block = level.blocks.remove(&(py, px)).expect("the block just filled");
+                let parent = self.average(l, py, px, &block.samples);
+                self.queue(l, y, x, node)?;
+                return self.add(l + 1, py, px, parent);
             }
         }
-        self.levels[l].rows_in += n;
-        Ok(())
+        self.queue(l, y, x, node)
     }
 
-    fn emit(&mut self, l: usize, a: &[u8], b: Option<&[u8]>) -> Result<()> {
-        let channels = self.channels;
-        let next_len = self.levels[l + 1].row_len;
-        let level = &mut self.levels[l];
-        let at = level.down_rows * next_len;
-        downsample_rows(a, b, level.width, channels, &mut level.down[at..at + next_len]);
-        level.down_rows += 1;
-        if level.down_rows == DOWN_BATCH {
-            self.send_down(l)?;
+    /// Level `l + 1`'s node (py, px) from its complete 2×2 block of level `l`.
+    fn average(&self, l: usize, py: u32, px: u32, block: &[u8]) -> Node {
+        let (nh, nw) = self.node;
+        let c = self.channels;
+        let level = &self.levels[l];
+        let vh = (level.height - 2 * py as usize * nh).min(2 * nh);
+        let vw = (level.width - 2 * px as usize * nw).min(2 * nw);
+        let block_row = 2 * nw * c;
+        let valid = (vh.div_ceil(2), vw.div_ceil(2));
+        let mut samples = vec![0u8; nh * nw * c];
+        for r in 0..valid.0 {
+            let a = &block[2 * r * block_row..2 * r * block_row + vw * c];
+            let b = (2 * r + 1 < vh).then(|| &block[(2 * r + 1) * block_row..(2 * r + 1) * block_row + vw * c]);
+            downsample_rows(a, b, vw, c, &mut samples[r * nw * c..(r * nw + valid.1) * c]);
         }
-        Ok(())
+        repeat_edges(&mut samples, self.node, c, valid);
+        Node { samples, valid }
     }
 
-    fn send_down(&mut self, l: usize) -> Result<()> {
-        let n = std::mem::take(&mut self.levels[l].down_rows);
-        let down = std::mem::take(&mut self.levels[l].down);
-        let next_len = self.levels[l + 1].row_len;
-        let result = self.push_level(l + 1, &down[..n * next_len], n);
-        self.levels[l].down = down;
-        result
-    }
-
-    fn write_chunk_row(&mut self, l: usize) -> Result<()> {
-        let grid = self.cx.pyramid.grids[l];
-        let (ch, cw) = (grid.chunk.0 as usize, grid.chunk.1 as usize);
-        let shape = self.cx.pyramid.shapes[l];
-        let channels = self.channels;
-        let cy = self.levels[l].chunk_row;
-        self.levels[l].chunk_row += 1;
+    /// A node as level `l`'s chunk (cut to the chunk's size where the level is smaller than
+    /// a node), queued for the encoders.
+    fn queue(&mut self, l: usize, y: u32, x: u32, node: Node) -> Result<()> {
         if l == 0 && self.external_level0 {
-            self.levels[0].band_rows = 0;
             return Ok(());
         }
-        if !self.levels[l].started {
-            self.levels[l].started = true;
-            let shape_dims = metadata::array_shape(self.cx.plan, shape);
-            self.progress(l, Progress::Level { shape: shape_dims })?;
+        self.level_started(l)?;
+        let (ch, cw) = self.cx.pyramid.grids[l].chunk;
+        let (ch, cw) = (ch as usize, cw as usize);
+        let c = self.channels;
+        let samples = if (ch, cw) == self.node {
+            node.samples
+        } else {
+            let nw = self.node.1;
+            (0..ch).flat_map(|r| node.samples[r * nw * c..(r * nw + cw) * c].iter().copied()).collect()
+        };
+        let valid = (node.valid.0 as u32, node.valid.1 as u32);
+        self.levels[l].queued.push(((y, x), Tile { samples, valid }));
+        if self.levels[l].queued.len() >= self.batch {
+            self.start(l)?;
         }
-        let batch = MIN_BATCH.max(self.cx.encoder.workers() * CHUNKS_PER_THREAD);
-        let columns = grid.chunks.1;
-        let valid_h = (shape.0 as usize - cy as usize * ch).min(ch) as u32;
-        let mut batches = Vec::new();
-        let mut cx0 = 0;
-        while cx0 < columns {
-            let end = columns.min(cx0 + batch as u32);
-            let level = &self.levels[l];
-            let tiles: Vec<Tile> = (cx0..end)
-                .map(|cx| {
-                    let x0 = cx as usize * cw;
-                    Tile {
-                        samples: cut_tile(&level.band, level.band_rows, level.width, channels, x0, ch, cw),
-                        valid: (valid_h, (level.width - x0).min(cw) as u32),
-                    }
-                })
-                .collect();
-            batches.push((cx0, self.cx.encoder.start(l, tiles, grid.chunk, l == 0)?));
-            cx0 = end;
-        }
-        self.levels[l].band_rows = 0;
-        // the row before is stored now that this one is with the encoders (which may encode
-        // while the caller reads on)
-        if let Some(before) = self.levels[l].in_flight.take() {
-            self.store_row(l, before)?;
-        }
-        self.levels[l].in_flight = Some(RowInFlight { cy, batches });
         Ok(())
     }
 
-    /// A chunk row's chunks, from the encoders into the store.
-    fn store_row(&mut self, l: usize, row: RowInFlight) -> Result<()> {
-        let grid = self.cx.pyramid.grids[l];
-        let cy = row.cy;
-        for (cx0, started) in row.batches {
-            let encoded = self.cx.encoder.finish(started)?;
-            for (i, e) in encoded.into_iter().enumerate() {
-                let cx = cx0 + i as u32;
-                if let Some((sum, count)) = e.error {
-                    self.cx.error.0 += sum;
-                    self.cx.error.1 += count;
-                }
-                let bytes: u64 = e.streams.iter().map(|s| s.len() as u64).sum();
-                let plan = self.cx.plan;
-                let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, y, x, c);
-                for (c, stream) in e.streams.into_iter().enumerate() {
-                    self.levels[l].store.store(self.cx.writer, &key, cy, cx, c as u32, stream)?;
-                }
-                let level = &mut self.levels[l];
-                level.chunks_done += 1;
-                level.encoded_bytes += bytes;
-                self.cx.chunks_done += 1;
-                let done = self.levels[l].chunks_done;
-                self.progress(l, Progress::Chunk { level_chunks_done: done, level_chunks_total: grid.chunk_count() })?;
-            }
+    /// Hands level `l`'s queued chunks to the encoders, storing the oldest batch first
+    /// where as many are with them as may be.
+    fn start(&mut self, l: usize) -> Result<()> {
+        let queued = std::mem::take(&mut self.levels[l].queued);
+        if queued.is_empty() {
+            return Ok(());
         }
-        self.levels[l].store.end_chunk_row(self.cx.writer, cy)
+        while self.in_flight.len() >= BATCHES_IN_FLIGHT {
+            let oldest = self.in_flight.pop_front().expect("a batch in flight");
+            self.store(oldest)?;
+        }
+        let (positions, tiles): (Vec<_>, Vec<_>) = queued.into_iter().unzip();
+        let grid = self.cx.pyramid.grids[l];
+        let started = self.cx.encoder.start(l, tiles, grid.chunk, l == 0)?;
+        self.in_flight.push_back(InFlight { level: l, positions, started });
+        Ok(())
+    }
+
+    /// A batch's chunks, from the encoders into the store.
+    fn store(&mut self, batch: InFlight) -> Result<()> {
+        let l = batch.level;
+        let total = self.cx.pyramid.grids[l].chunk_count();
+        let encoded = self.cx.encoder.finish(batch.started)?;
+        for ((cy, cx), e) in batch.positions.into_iter().zip(encoded) {
+            if let Some((sum, count)) = e.error {
+                self.cx.error.0 += sum;
+                self.cx.error.1 += count;
+            }
+            let bytes: u64 = e.streams.iter().map(|s| s.len() as u64).sum();
+            let plan = self.cx.plan;
+            let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, y, x, c);
+            for (c, stream) in e.streams.into_iter().enumerate() {
+                self.levels[l].store.store(self.cx.writer, &key, cy, cx, c as u32, stream)?;
+            }
+            let level = &mut self.levels[l];
+            level.chunks_done += 1;
+            level.encoded_bytes += bytes;
+            self.cx.chunks_done += 1;
+            let done = level.chunks_done;
+            self.progress(l, Progress::Chunk { level_chunks_done: done, level_chunks_total: total })?;
+        }
+        Ok(())
     }
 
     fn progress(&mut self, l: usize, what: Progress) -> Result<()> {
@@ -349,26 +432,24 @@ impl<'a> RowPyramid<'a> {
         self.cx.events.progress(l, levels, self.cx.chunks_done, chunks_total, &what)
     }
 
-    /// After level 0's last row: flushes what each level holds for the one below, and
-    /// returns the totals, and level 0's error.
+    /// After level 0's last node: encodes and stores what is left, and returns the totals,
+    /// level 0's error and the chunks done.
     pub fn finish(mut self) -> Result<(Vec<LevelTotals>, (u64, u64), u64)> {
-        for l in 0..self.levels.len() {
-            let level = &self.levels[l];
-            if level.rows_in != level.height {
-                // a source that ended early: its own check should have named the problem
-                return Err(ConvertError::input(format!(
-                    "the input ended after {} of its {} rows",
-                    self.levels[0].rows_in, self.levels[0].height
-                )));
-            }
-            if l + 1 < self.levels.len() && level.down_rows > 0 {
-                self.send_down(l)?;
-            }
+        if !self.external_level0 && self.rows_in != self.levels[0].height {
+            // a source that ended early: its own check should have named the problem
+            return Err(ConvertError::input(format!("the input ended after {} of its {} rows", self.rows_in, self.levels[0].height)));
+        }
+        if self.levels.iter().any(|level| !level.blocks.is_empty()) {
+            return Err(ConvertError::input("the input ended before every part of the image was read"));
         }
         for l in 0..self.levels.len() {
-            if let Some(row) = self.levels[l].in_flight.take() {
-                self.store_row(l, row)?;
-            }
+            self.start(l)?;
+        }
+        while let Some(batch) = self.in_flight.pop_front() {
+            self.store(batch)?;
+        }
+        for level in &mut self.levels {
+            level.store.finish(self.cx.writer)?;
         }
         let totals = self
             .levels
@@ -386,6 +467,25 @@ impl<'a> RowPyramid<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn z_order_visits_every_cell_once_block_by_block() {
+        let cells: Vec<_> = z_order(3, 5).collect();
+        assert_eq!(cells.len(), 15);
+        let mut sorted = cells.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 15);
+        assert_eq!(&cells[..4], &[(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(z_order(1, 1 << 20).count(), 1 << 20);
+    }
+
+    #[test]
+    fn edges_repeat() {
+        let mut s = vec![1u8, 2, 0, 3, 4, 0, 0, 0, 0];
+        repeat_edges(&mut s, (3, 3), 1, (2, 2));
+        assert_eq!(s, vec![1, 2, 2, 3, 4, 4, 3, 4, 4]);
+    }
 
     #[test]
     fn averages_round_like_the_npm_package() {

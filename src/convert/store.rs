@@ -1,8 +1,8 @@
 //! Where a conversion's files go. The core writes through [`StoreWriter`], which each
 //! binding implements (a directory on disk natively, JavaScript callbacks in wasm), and
 //! does no IO of its own. [`ChunkStore`] lays a level's chunks out: one key each, or
-//! appended to their shard in row-major order, the shard's index and CRC-32C written when
-//! its last chunk is in.
+//! appended to their shard in row-major order (whatever order they come in), the shard's
+//! index and CRC-32C written when its last chunk is in.
 
 use std::collections::HashMap;
 
@@ -170,15 +170,13 @@ impl ChunkStore {
         w.close(&shard.key)
     }
 
-    /// After chunk row `cy`: closes the shards of its shard row if that is complete.
-    pub fn end_chunk_row(&mut self, w: &mut dyn StoreWriter, cy: u32) -> Result<()> {
-        let Some((py, _)) = self.per else { return Ok(()) };
-        let last = cy == self.grid.chunks.0 - 1;
-        if !last && !(cy + 1).is_multiple_of(py) {
+    /// After the level's last chunk: closes the shards still open (those with chunks
+    /// neither stored nor skipped).
+    pub fn finish(&mut self, w: &mut dyn StoreWriter) -> Result<()> {
+        if self.per.is_none() {
             return Ok(());
         }
-        let sy = cy / py;
-        let mut ids: Vec<_> = self.shards.keys().filter(|k| k.1 == sy).copied().collect();
+        let mut ids: Vec<_> = self.shards.keys().copied().collect();
         ids.sort_unstable();
         for id in ids {
             self.advance(w, id, true)?;

@@ -3,14 +3,14 @@
 //! tables spliced in, colour markers made to say what the container says; entropy-coded
 //! data unchanged) with the chunk shape = the tile shape. A tile whose frame differs from
 //! the first one's (progressive, another sampling, another size) is decoded and re-encoded
-//! to level 0's configuration. Each row of tiles is decoded too, and its samples feed the
-//! levels above through the one pyramid builder.
+//! to level 0's configuration. Each tile is decoded too, in Z order, and its samples feed
+//! the levels above through the one pyramid builder.
 
 use super::encoder::{parallel_map, ChunkEncoder, DecodeBatch, DecodeJob, Encoders};
 use super::error::{ConvertError, Result};
 use super::levels::{plan_levels, Layout, Pyramid, Shards};
 use super::options::{is_int, mcu_size, ConvertOptions, Plan};
-use super::pyramid::{cut_tile, Context, RowPyramid};
+use super::pyramid::{batch_size, cut_tile, z_order, ChunkPyramid, Context, Node};
 use super::source::{ImageInfo, PixelSize, TileGrid};
 use super::store::{ChunkStore, StoreWriter};
 use super::summary::{self, TileCounts};
@@ -27,9 +27,6 @@ const MAX_JPEG_SIDE: u64 = 65535;
 const MAX_TILE_PIXELS: u64 = 1 << 26;
 /// The PSNR levels 1+ are kept at by default (dB, against their exact averages).
 const DEFAULT_LEVEL_PSNR: f64 = 30.0;
-
-/// Rows of a row of tiles assembled at a time for the levels above.
-const STRIP_ROWS: usize = 16;
 
 /// Where a source's tiles come from: read on the converting thread, in any order.
 pub trait TileInput {
@@ -420,15 +417,16 @@ impl TileJob<'_> {
         self.input.read(i, &self.probe().label(i))
     }
 
-    /// Row `ty`'s tiles (each plane's), read here, inspected (and the rare tile of another
-    /// frame re-encoded) on the core's threads, the copied ones handed to `encoders` to decode.
-    fn start_row(&self, ty: u64, encoders: &dyn Encoders, shape0: &[u64]) -> Result<(u64, Vec<(u64, Step)>, DecodeBatch)> {
+    /// The tiles at `cells` (each plane's), read here, inspected (and the rare tile of
+    /// another frame re-encoded) on the core's threads, the copied ones handed to `encoders`
+    /// to decode.
+    fn start_group(&self, cells: Vec<(u32, u32)>, encoders: &dyn Encoders, shape0: &[u64]) -> Result<(Vec<(u32, u32)>, Vec<(u64, Step)>, DecodeBatch)> {
         let planes = self.planes as u64;
         let plane_tiles = self.spec.grid.rows * self.spec.grid.columns;
-        let mut streams = Vec::with_capacity((self.spec.grid.columns * planes) as usize);
-        for tx in 0..self.spec.grid.columns {
+        let mut streams = Vec::with_capacity(cells.len() * self.planes);
+        for &(ty, tx) in &cells {
             for p in 0..planes {
-                let i = p * plane_tiles + ty * self.spec.grid.columns + tx;
+                let i = p * plane_tiles + u64::from(ty) * self.spec.grid.columns + u64::from(tx);
                 streams.push(std::sync::Mutex::new(Some((i, self.read(i)))));
             }
         }
@@ -447,7 +445,7 @@ impl TileJob<'_> {
             .collect();
         let batch = encoders.start_decode(&tiles.config0, &jobs)?;
         drop(jobs);
-        Ok((ty, steps, batch))
+        Ok((cells, steps, batch))
     }
 
     pub fn run(self, writer: &mut dyn StoreWriter, events: &mut dyn Events, encoders: &dyn Encoders, output: &str, name: &str, mut warnings: Vec<String>) -> Result<Summary> {
@@ -474,109 +472,85 @@ impl TileJob<'_> {
         let (mut copied, mut stored0, mut bytes0) = (0u64, 0u64, 0u64);
         let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
         let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0) };
-        let mut rows = RowPyramid::new(cx, c).with_external_level0();
-        let strip_rows = STRIP_ROWS.min(th);
-        let mut strip = vec![0u8; strip_rows * width * c];
+        let mut rows = ChunkPyramid::new(cx, c).with_external_level0();
         let shape0 = self.tiles.shape0();
-        // Row ty's tiles are handed to the decoders, then row ty − 1's (decoding meanwhile)
-        // are taken back, stored and averaged: the decoders work while this thread reads.
-        let mut previous: Option<(u64, Vec<(u64, Step)>, DecodeBatch)> = None;
-        for next in 0..=self.spec.grid.rows {
-            let current = match next < self.spec.grid.rows {
-                true => Some(self.start_row(next, encoders, &shape0)?),
-                false => None,
+        let (height, grid_rows, grid_columns) = (self.spec.height as usize, self.spec.grid.rows as u32, self.spec.grid.columns as u32);
+        // The tiles in Z order, a group at a time, so that the levels above complete their
+        // blocks one after another: memory does not grow with the page's width. Group k + 1
+        // is handed to the decoders, then group k (decoding meanwhile) is taken back,
+        // stored and handed to the pyramid: the decoders work while this thread reads.
+        let group = 2 * batch_size(encoders.workers());
+        let mut cells = z_order(grid_rows, grid_columns).peekable();
+        let mut previous: Option<(Vec<(u32, u32)>, Vec<(u64, Step)>, DecodeBatch)> = None;
+        loop {
+            let next: Vec<(u32, u32)> = cells.by_ref().take(group).collect();
+            let current = match next.is_empty() {
+                false => Some(self.start_group(next, encoders, &shape0)?),
+                true => None,
             };
-            let Some((ty, steps, batch)) = std::mem::replace(&mut previous, current) else { continue };
+            let Some((positions, steps, batch)) = std::mem::replace(&mut previous, current) else {
+                if cells.peek().is_none() && previous.is_none() {
+                    break;
+                }
+                continue;
+            };
             let tiles = &self.tiles;
-            let rows_here = th.min(self.spec.height as usize - ty as usize * th);
             let mut decoded = encoders.finish_decode(batch)?.into_iter();
             let copies = steps.iter().filter(|(_, step)| matches!(step, Step::Copy(_))).count();
             if decoded.len() != copies {
                 return Err(ConvertError::input("cannot decode the tiles: the decoder gave back another number of tiles"));
             }
-            let outs: Vec<Result<TileOut>> = steps
-                .into_iter()
-                .map(|(i, step)| match step {
-                    Step::Done(out) => Ok(out),
-                    Step::Copy(stream) => match decoded.next().expect("one per job") {
-                        Ok(samples) if samples.len() == shape0.iter().product::<u64>() as usize => {
-                            Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
-                        }
-                        Ok(_) => Err(tiles.decode_error(i, "the decoded samples are not the tile's size")),
-                        Err(message) => Err(tiles.decode_error(i, &message)),
-                    },
-                })
-                .collect();
-            let mut outs = outs.into_iter();
-            let outs: Vec<Result<Vec<TileOut>>> =
-                (0..self.spec.grid.columns).map(|_| outs.by_ref().take(planes).collect()).collect();
-            // the tiles' samples, kept until their rows have fed the levels above
-            let mut row_samples: Vec<Vec<Option<Vec<u8>>>> = Vec::with_capacity(outs.len());
-            for (tx, out) in outs.into_iter().enumerate() {
-                let out = out?;
+            let mut outs = steps.into_iter().map(|(i, step)| match step {
+                Step::Done(out) => Ok(out),
+                Step::Copy(stream) => match decoded.next().expect("one per job") {
+                    Ok(samples) if samples.len() == shape0.iter().product::<u64>() as usize => {
+                        Ok(TileOut { samples: Some(samples), bytes: Some(stream), copied: true, why: String::new() })
+                    }
+                    Ok(_) => Err(tiles.decode_error(i, "the decoded samples are not the tile's size")),
+                    Err(message) => Err(tiles.decode_error(i, &message)),
+                },
+            });
+            for (ty, tx) in positions {
                 let mut any = false;
                 let mut sum = 0u64;
-                let mut samples = Vec::with_capacity(out.len());
-                for (p, t) in out.into_iter().enumerate() {
-                    let (cy, cxx) = (ty as u32, tx as u32);
+                let mut node = match planes {
+                    1 => None,
+                    _ => Some(vec![0u8; th * tw * c]),
+                };
+                for p in 0..planes {
+                    let t = outs.next().expect("one per tile and plane")?;
                     if let Some(b) = &t.bytes {
                         any = true;
                         sum += b.len() as u64;
                         if t.copied {
                             copied += 1;
                         } else if planes > 1 {
-                            reencoded.push((vec![p as u32, cy, cxx], t.why.clone()));
+                            reencoded.push((vec![p as u32, ty, tx], t.why.clone()));
                         } else {
-                            reencoded.push((vec![cy, cxx], t.why.clone()));
+                            reencoded.push((vec![ty, tx], t.why.clone()));
                         }
                     }
                     match t.bytes {
-                        Some(b) => store0.store(rows.writer(), &key, cy, cxx, p as u32, b)?,
-                        None => store0.skip(rows.writer(), &key, cy, cxx, p as u32)?,
+                        Some(b) => store0.store(rows.writer(), &key, ty, tx, p as u32, b)?,
+                        None => store0.skip(rows.writer(), &key, ty, tx, p as u32)?,
                     }
-                    samples.push(t.samples);
+                    match (&mut node, t.samples) {
+                        (Some(node), Some(s)) => node.iter_mut().skip(p).step_by(c).zip(s).for_each(|(v, s)| *v = s),
+                        (Some(_), None) => {}
+                        (None, s) => node = Some(s.unwrap_or_else(|| vec![0u8; th * tw * c])),
+                    }
                 }
                 if any {
                     stored0 += 1;
                     bytes0 += sum;
                 }
                 rows.chunk_written(0, any, sum)?;
-                row_samples.push(samples);
-            }
-            store0.end_chunk_row(rows.writer(), ty as u32)?;
-            // the row of tiles to the levels above a strip of rows at a time, never as one
-            // full-width band
-            let mut y0 = 0;
-            while y0 < rows_here {
-                let n = strip_rows.min(rows_here - y0);
-                for (tx, tile) in row_samples.iter().enumerate() {
-                    let x0 = tx * tw;
-                    let w = tw.min(width - x0);
-                    for (p, samples) in tile.iter().enumerate() {
-                        for y in 0..n {
-                            let (at, sy) = ((y * width + x0) * c, y0 + y);
-                            let row = &mut strip[at..at + w * c];
-                            match samples {
-                                Some(s) if planes == 1 => row.copy_from_slice(&s[sy * tw * c..(sy * tw + w) * c]),
-                                Some(s) => {
-                                    for (x, v) in s[sy * tw..sy * tw + w].iter().enumerate() {
-                                        row[x * c + p] = *v;
-                                    }
-                                }
-                                None if planes == 1 => row.fill(0),
-                                None => {
-                                    for x in 0..w {
-                                        row[x * c + p] = 0;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                rows.push(&strip[..n * width * c], n)?;
-                y0 += n;
+                let valid = (th.min(height - ty as usize * th), tw.min(width - tx as usize * tw));
+                let samples = node.expect("a tile has at least one plane");
+                rows.add(0, ty, tx, Node { samples, valid })?;
             }
         }
+        store0.finish(rows.writer())?;
         let (mut totals, _, chunks) = rows.finish()?;
         totals[0].chunks = stored0;
         totals[0].encoded_bytes = bytes0;
