@@ -1,8 +1,8 @@
 //! The converter: an image → a JPEG-compressed OME-Zarr 0.5 image, one pipeline for every
 //! binding (docs/converter.md draws it):
 //!
-//!   source (PNG, JPEG: rows) → pyramid builder (2×2 averages, chunk rows) → encoder
-//!   (threads) → chunk store (plain or sharded) → [`StoreWriter`]
+//!   source (rows, or JPEG tiles in Z order) → pyramid builder (chunk-sized nodes, 2×2
+//!   averages) → encoder (threads) → chunk store (plain or sharded) → [`StoreWriter`]
 //!
 //! The core does no IO of its own: the input is a [`ReadAt`], the output a [`StoreWriter`],
 //! progress and warnings go to [`Events`]; the native file-system side (temporary store,

@@ -487,6 +487,66 @@ mod tests {
         assert_eq!(s, vec![1, 2, 2, 3, 4, 4, 3, 4, 4]);
     }
 
+    /// The store written from `image` (h × w × c) fed as bands of rows, or as nodes in Z order.
+    fn store_of(image: &[u8], (h, w, c): (usize, usize, usize), options: &[(&str, crate::ConfigValue)], z: bool) -> std::collections::BTreeMap<String, Vec<u8>> {
+        use super::super::encoder::Threads;
+        use super::super::events::Quiet;
+        use super::super::options::ConvertOptions;
+        use super::super::store::MemoryStore;
+        let members = options.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let plan = ConvertOptions::parse(&crate::ConfigValue::Object(members)).unwrap().resolve(c).unwrap();
+        let pyramid = super::super::levels::plan_pyramid(&plan, h as u32, w as u32).unwrap();
+        let threads = Threads(2);
+        let encoder = ChunkEncoder { config: plan.config.clone(), level_configs: Vec::new(), options: plan.encode_options, channels: c, planes: 1, encoders: &threads };
+        let mut store = MemoryStore::default();
+        let mut events = Quiet;
+        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0) };
+        let mut built = ChunkPyramid::new(cx, c);
+        if z {
+            let (nh, nw) = built.node;
+            let (rows, columns) = built.levels[0].nodes;
+            for (y, x) in z_order(rows, columns) {
+                let y0 = y as usize * nh;
+                let band = &image[y0 * w * c..(y0 + nh).min(h) * w * c];
+                let node = node_of_band(band, (h - y0).min(nh), w, c, x as usize * nw, (nh, nw));
+                built.add(0, y, x, node).unwrap();
+            }
+            built.rows_in = h;
+        } else {
+            for y in (0..h).step_by(5) {
+                let n = 5.min(h - y);
+                built.push(&image[y * w * c..(y + n) * w * c], n).unwrap();
+            }
+        }
+        built.finish().unwrap();
+        store.values
+    }
+
+    #[test]
+    fn nodes_in_z_order_make_the_same_store_as_rows() {
+        use crate::ConfigValue as V;
+        let mut seed = 9u32;
+        for (h, w, c, chunk, shard) in [(67, 45, 1, 16, None), (33, 130, 3, 16, Some(32.0)), (17, 16, 1, 16, None), (5, 300, 3, 16, None)] {
+            let image: Vec<u8> = (0..h * w * c)
+                .map(|i| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    ((i / c) % w * 3 + (i / c / w) * 2) as u8 ^ (seed >> 29) as u8
+                })
+                .collect();
+            let mut options = vec![("chunk", V::Number(chunk.into())), ("quality", V::Number(90.0))];
+            if let Some(side) = shard {
+                options.push(("shard", V::Number(side)));
+            }
+            let rows = store_of(&image, (h, w, c), &options, false);
+            let z = store_of(&image, (h, w, c), &options, true);
+            assert!(rows.keys().any(|k| k.starts_with("1/c")), "{h}×{w}: several levels");
+            assert_eq!(rows.keys().collect::<Vec<_>>(), z.keys().collect::<Vec<_>>(), "{h}×{w}×{c}");
+            for (key, value) in &rows {
+                assert!(z[key] == *value, "{h}×{w}×{c}: {key} differs");
+            }
+        }
+    }
+
     #[test]
     fn averages_round_like_the_npm_package() {
         let a = [1u8, 2, 3];

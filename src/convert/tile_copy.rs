@@ -88,6 +88,10 @@ enum Step {
     Done(TileOut),
 }
 
+/// A group of tiles with the decoders: their cells (row, column), what each tile (and
+/// plane) needs, and the decodes of those to copy.
+type Group = (Vec<(u32, u32)>, Vec<(u64, Step)>, DecodeBatch);
+
 /// A source's JPEG tiles, ready to convert.
 pub struct TileJob<'a> {
     input: Box<dyn TileInput + 'a>,
@@ -420,7 +424,7 @@ impl TileJob<'_> {
     /// The tiles at `cells` (each plane's), read here, inspected (and the rare tile of
     /// another frame re-encoded) on the core's threads, the copied ones handed to `encoders`
     /// to decode.
-    fn start_group(&self, cells: Vec<(u32, u32)>, encoders: &dyn Encoders, shape0: &[u64]) -> Result<(Vec<(u32, u32)>, Vec<(u64, Step)>, DecodeBatch)> {
+    fn start_group(&self, cells: Vec<(u32, u32)>, encoders: &dyn Encoders, shape0: &[u64]) -> Result<Group> {
         let planes = self.planes as u64;
         let plane_tiles = self.spec.grid.rows * self.spec.grid.columns;
         let mut streams = Vec::with_capacity(cells.len() * self.planes);
@@ -481,7 +485,7 @@ impl TileJob<'_> {
         // stored and handed to the pyramid: the decoders work while this thread reads.
         let group = 2 * batch_size(encoders.workers());
         let mut cells = z_order(grid_rows, grid_columns).peekable();
-        let mut previous: Option<(Vec<(u32, u32)>, Vec<(u64, Step)>, DecodeBatch)> = None;
+        let mut previous: Option<Group> = None;
         loop {
             let next: Vec<(u32, u32)> = cells.by_ref().take(group).collect();
             let current = match next.is_empty() {
