@@ -119,7 +119,7 @@ fn hostile_jpeg_headers_are_refused_by_name() {
         (vec![0xff, 0xd8, 0xff, 0xc1, 0, 11, 12, 0, 8, 0, 8, 1, 1, 0x11, 0, 0xff, 0xd9], "12-bit"),
         (vec![0xff, 0xd8, 0xff, 0xc0, 0, 11, 8, 0xff, 0xff, 0xff, 0xff, 1, 1, 0x11, 0, 0xff, 0xd9], "bad.png"),
         (vec![0xff, 0xd8, 0xff], "bad.png"),
-        (b"not an image at all".to_vec(), "neither a PNG, a JPEG nor a TIFF"),
+        (b"not an image at all".to_vec(), "is not a PNG, JPEG, TIFF or DICOM file"),
     ];
     for (bytes, message) in cases {
         let (_, text, store) = refused(&bytes);
@@ -172,7 +172,7 @@ fn hostile_tiff_headers_are_refused_by_name() {
         (tiff(&page((1 << 31) + 1, data_at, 16), 0, &data), "strips of 2147483649 × 4 pixels are larger than this converter accepts"),
         (std::mem::take(&mut loop_), "its IFD offset 8 was already read (a loop of IFD offsets)"),
         (no_entries, "unreadable IFD at byte 8: it claims 0 entries"),
-        (b"II\x2c\0\x08\0\0\0".to_vec(), "neither a PNG, a JPEG nor a TIFF"),
+        (b"II\x2c\0\x08\0\0\0".to_vec(), "is not a PNG, JPEG, TIFF or DICOM file"),
         (b"II*\0\xff\xff\xff\x7f".to_vec(), "lies past the end of the file"),
     ];
     for (bytes, message) in cases {

@@ -94,7 +94,7 @@ impl<'a> Conversion<'a> {
             },
             None => {
                 return Err(ConvertError::input(format!(
-                    "{file} is neither a PNG, a JPEG nor a TIFF file (its first bytes are not a PNG, JPEG or TIFF signature)"
+                    "{file} is not a PNG, JPEG, TIFF or DICOM file (its first bytes are none of their signatures; a DICOM file has \"DICM\" after a 128-byte preamble)"
                 )))
             }
         };

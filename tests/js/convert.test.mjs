@@ -470,7 +470,7 @@ test("refuses: unreadable file, directory, not an image, 16-bit PNG, truncated P
   await assert.rejects(convert(path.join(tmp, "missing.png"), dir), (e) => e instanceof ConvertError && /cannot read .*missing\.png: no such file/.test(e.message));
   const text = path.join(tmp, "notes.txt");
   fs.writeFileSync(text, "not an image");
-  await assert.rejects(convert(text, dir), /neither a PNG, a JPEG nor a TIFF/);
+  await assert.rejects(convert(text, dir), /is not a PNG, JPEG, TIFF or DICOM file/);
   const png16 = path.join(tmp, "deep.png");
   writePng(png16, 8, 8, new Uint8Array(8 * 8 * 3 * 2).fill(7), { colorType: 2, bitDepth: 16 });
   await assert.rejects(convert(png16, dir), (e) => e instanceof ConvertError && /16-bit RGB PNG: the samples are uint16; the jpeg codec stores uint8 \(8-bit\) samples only: pass --rescale/.test(e.message));

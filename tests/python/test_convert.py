@@ -196,7 +196,7 @@ def test_python_threads_run_while_it_converts(inputs: Path, tmp: Path) -> None:
 BAD = [
     ("missing.png", [], "no such file"),
     (".", [], "is a directory with no DICOM file in it"),
-    ("notes.txt", [], "neither a PNG, a JPEG nor a TIFF"),
+    ("notes.txt", [], "is not a PNG, JPEG, TIFF or DICOM file"),
     ("gray16.png", [], "16-bit grayscale PNG"),
     ("rgb.png", ["--rescale", "auto"], "rescale applies to 16-bit input"),
     ("gray16.png", ["--rescale", "9:9"], "rescale"),
