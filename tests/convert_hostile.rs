@@ -82,6 +82,16 @@ fn a_good_png_converts() {
 }
 
 #[test]
+fn an_image_too_wide_for_bands_of_rows_is_refused_before_reading() {
+    // 30 million pixels wide: a row fits the PNG decoder's bound, five bands of 16 rows do not fit 2 GiB
+    let (kind, text, store) = refused(&png(30_000_000, 64, 8, 0, 0, &zlib_stored(&[0, 1, 2, 3])));
+    assert_eq!(kind, ConvertErrorKind::InvalidInput, "{text}");
+    assert!(text.contains("an image 30000000 pixels wide is converted a band of rows at a time"), "{text}");
+    assert!(text.contains("more than this converter holds (2048 MiB); a smaller chunk holds less"), "{text}");
+    assert!(store.values.is_empty());
+}
+
+#[test]
 fn hostile_png_headers_are_refused_by_name() {
     let one_row = zlib_stored(&[0, 1, 2, 3]);
     let cases: Vec<(Vec<u8>, &str)> = vec![

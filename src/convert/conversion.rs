@@ -164,6 +164,18 @@ impl<'a> Conversion<'a> {
         }
         warnings.append(&mut plan.warnings);
         let pyramid = levels::plan_pyramid(&plan, info.height, info.width)?;
+        let chunk_band = u64::from(pyramid.grids[0].chunk.0) * u64::from(info.width) * channels as u64;
+        let bands = source.band_bytes().saturating_add(chunk_band.saturating_mul(5));
+        if bands > source::MAX_BAND_BYTES {
+            return Err(ConvertError::input(format!(
+                "{file}: an image {} pixels wide is converted a band of rows at a time, and its bands would hold {} MiB, \
+                 more than this converter holds ({} MiB){}",
+                info.width,
+                bands >> 20,
+                source::MAX_BAND_BYTES >> 20,
+                if chunk_band.saturating_mul(5) > source::MAX_BAND_BYTES { "; a smaller chunk holds less" } else { "" }
+            )));
+        }
         let name = match options.string("name")? {
             Some(name) => name.to_string(),
             None => default_name(file),

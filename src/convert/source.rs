@@ -170,7 +170,17 @@ pub trait RowSource {
     fn rescaled(&self) -> Option<(&'static str, super::options::Window)> {
         None
     }
+    /// Bytes of the band of full-width rows the source holds while reading (its blocks'
+    /// height × the width × its samples per pixel), where that grows with the width.
+    fn band_bytes(&self) -> u64 {
+        0
+    }
 }
+
+/// The most a conversion from rows holds in full-width bands: the source's band and the
+/// pyramid's (a band of chunk rows, and the 2×2 blocks of a band per level, about five
+/// bands of chunk rows in all), well inside wasm's 4 GiB.
+pub const MAX_BAND_BYTES: u64 = 2 << 30;
 
 /// RGB → luma (ITU-R BT.601, JPEG's Y), rounded, as the npm package computes it.
 pub fn luma(r: u8, g: u8, b: u8) -> u8 {

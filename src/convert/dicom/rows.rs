@@ -109,6 +109,10 @@ impl RowSource for FrameRows<'_> {
         self.warnings.clone()
     }
 
+    fn band_bytes(&self) -> u64 {
+        u64::from(self.frame.0) * u64::from(self.info.width) * self.samples as u64
+    }
+
     fn read_rows(&mut self, to_gray: bool, sink: &mut dyn FnMut(&[u8], usize) -> Result<()>) -> Result<RowsEnd> {
         let (fh, fw) = (self.frame.0 as usize, self.frame.1 as usize);
         let (height, width) = (self.info.height as usize, self.info.width as usize);

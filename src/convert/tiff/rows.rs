@@ -228,6 +228,10 @@ impl RowSource for TiffRows<'_> {
         self.window.map(|w| ("uint16", w))
     }
 
+    fn band_bytes(&self) -> u64 {
+        self.page.tile_height * self.page.width * u64::from(self.page.samples_per_pixel)
+    }
+
     fn read_rows(&mut self, to_gray: bool, sink: &mut dyn FnMut(&[u8], usize) -> Result<()>) -> Result<RowsEnd> {
         let spp = self.page.samples_per_pixel as usize;
         let c_out = if to_gray { 1 } else { spp };
