@@ -101,12 +101,17 @@ impl<'a> Reader<'a> {
 
     /// `n` bytes at the position (n ≤ WINDOW), or an error naming what was being read.
     fn take(&mut self, n: usize, what: &str) -> Result<&[u8]> {
+        self.take_reading(n, WINDOW, what)
+    }
+
+    /// As [`Self::take`], reading at least `ahead` bytes where the window must be refilled.
+    fn take_reading(&mut self, n: usize, ahead: usize, what: &str) -> Result<&[u8]> {
         let end = self.pos.checked_add(n as u64).filter(|&e| e <= self.size);
         let Some(end) = end else {
             return Err(self.error(format!("the file ends inside {what} (at byte {} of {})", self.pos, self.size)));
         };
         if self.pos < self.window_at || end > self.window_at + self.window.len() as u64 {
-            let want = WINDOW.max(n);
+            let want = ahead.max(n);
             self.window = read_bytes(self.input, self.pos, want).map_err(|e| self.error(format!("cannot read: {e}")))?;
             self.window_at = self.pos;
             if (self.window.len() as u64) < n as u64 {
@@ -132,6 +137,14 @@ impl<'a> Reader<'a> {
         let group = self.u16(what)?;
         let element = self.u16(what)?;
         Ok(u32::from(group) << 16 | u32::from(element))
+    }
+
+    /// An item header (tag, length), read without the window's read-ahead: between the
+    /// fragments of Pixel Data, read ahead would read their data too.
+    pub fn item_header(&mut self, what: &str) -> Result<(u32, u32)> {
+        let b = self.take_reading(8, 8, what)?;
+        let tag = u32::from(u16::from_le_bytes([b[0], b[1]])) << 16 | u32::from(u16::from_le_bytes([b[2], b[3]]));
+        Ok((tag, u32::from_le_bytes([b[4], b[5], b[6], b[7]])))
     }
 
     /// `n` bytes of a value (n checked against the file first).

@@ -16,19 +16,6 @@ use super::elements::{Instance, Reader, ITEM, SEQUENCE_END};
 /// fragments are rare, and an endless run of empty items must not grow the index unbounded.
 const MAX_EXTRA_FRAGMENTS: u64 = 1 << 20;
 
-/// The item header at the reader's position: (tag, length). Read on its own, 8 bytes: through
-/// the reader's window, the scan of the fragments would read their data too.
-fn item_header(r: &mut Reader, input: &dyn ReadAt, what: &str) -> Result<(u32, u32)> {
-    let at = r.pos;
-    let b = read_bytes(input, at, 8).map_err(|e| r.error(format!("cannot read: {e}")))?;
-    if b.len() < 8 {
-        return Err(r.error(format!("the file ends inside {what} (at byte {at} of {})", r.size())));
-    }
-    r.pos = at + 8;
-    let tag = u32::from(u16::from_le_bytes([b[0], b[1]])) << 16 | u32::from(u16::from_le_bytes([b[2], b[3]]));
-    Ok((tag, u32::from_le_bytes([b[4], b[5], b[6], b[7]])))
-}
-
 /// One frame: the byte ranges of its fragments (one range for most files).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Frame {
@@ -103,7 +90,7 @@ pub fn index(input: &dyn ReadAt, file: &str, instance: &Instance, count: u64, fr
         if r.pos >= size {
             return Err(r.error("the file ends inside its encapsulated Pixel Data (no sequence delimiter)"));
         }
-        let (tag, length) = item_header(&mut r, input, "a Pixel Data fragment")?;
+        let (tag, length) = r.item_header("a Pixel Data fragment")?;
         if tag == SEQUENCE_END {
             break;
         }
