@@ -6,7 +6,7 @@ use super::error::{ConvertError, Result};
 use super::events::{now, Events};
 use super::levels::{self, Pyramid};
 use super::options::{ConvertOptions, Plan};
-use super::pyramid::{ChunkPyramid, Context};
+use super::pyramid::{row_band_bytes, ChunkPyramid, Context};
 use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
@@ -164,8 +164,8 @@ impl<'a> Conversion<'a> {
         }
         warnings.append(&mut plan.warnings);
         let pyramid = levels::plan_pyramid(&plan, info.height, info.width)?;
-        let chunk_band = u64::from(pyramid.grids[0].chunk.0) * u64::from(info.width) * channels as u64;
-        let bands = source.band_bytes().saturating_add(chunk_band.saturating_mul(5));
+        let pyramid_bands = row_band_bytes(pyramid.grids[0].chunk.0, info.width, channels);
+        let bands = source.band_bytes().saturating_add(pyramid_bands);
         if bands > source::MAX_BAND_BYTES {
             return Err(ConvertError::input(format!(
                 "{file}: an image {} pixels wide is converted a band of rows at a time, and its bands would hold {} MiB, \
@@ -173,7 +173,7 @@ impl<'a> Conversion<'a> {
                 info.width,
                 bands >> 20,
                 source::MAX_BAND_BYTES >> 20,
-                if chunk_band.saturating_mul(5) > source::MAX_BAND_BYTES { "; a smaller chunk holds less" } else { "" }
+                if pyramid_bands > source::MAX_BAND_BYTES { "; a smaller chunk holds less" } else { "" }
             )));
         }
         let name = match options.string("name")? {

@@ -124,8 +124,6 @@ struct Block {
 struct Level {
     height: usize,
     width: usize,
-    /// nodes (rows, columns): the level's chunk grid
-    nodes: (u32, u32),
     /// blocks waiting for children, by parent position
     blocks: HashMap<(u32, u32), Block>,
     store: ChunkStore,
@@ -186,20 +184,12 @@ fn node_of_band(band: &[u8], rows: usize, width: usize, c: usize, x0: usize, (nh
     Node { samples: cut_tile(band, rows, width, c, x0, nh, nw), valid: (rows.min(nh), (width - x0).min(nw)) }
 }
 
-/// Fills a node's samples outside `valid` by repeating its last valid row and column.
-pub fn repeat_edges(samples: &mut [u8], (nh, nw): (usize, usize), c: usize, (vh, vw): (usize, usize)) {
-    let row_len = nw * c;
-    if vw < nw {
-        for y in 0..vh {
-            let row = &mut samples[y * row_len..(y + 1) * row_len];
-            for x in vw..nw {
-                row.copy_within((vw - 1) * c..vw * c, x * c);
-            }
-        }
-    }
-    for y in vh..nh {
-        samples.copy_within((vh - 1) * row_len..vh * row_len, y * row_len);
-    }
+/// Bytes a pyramid built from bands of rows holds in full-width bands, for an image `width`
+/// pixels wide of `channels` samples in chunks `chunk_rows` high: the band being cut into
+/// nodes, and per level the 2×2 blocks of a band of nodes (two bands of chunk rows at level
+/// 0's, one at level 1's, …), about five bands in all.
+pub fn row_band_bytes(chunk_rows: u32, width: u32, channels: usize) -> u64 {
+    (u64::from(chunk_rows) * u64::from(width) * channels as u64).saturating_mul(5)
 }
 
 impl<'a> ChunkPyramid<'a> {
@@ -214,7 +204,6 @@ impl<'a> ChunkPyramid<'a> {
                 Level {
                     height: h as usize,
                     width: w as usize,
-                    nodes: grid.chunks,
                     blocks: HashMap::new(),
                     store: ChunkStore::new(&l.to_string(), grid),
                     queued: Vec::new(),
@@ -294,7 +283,7 @@ impl<'a> ChunkPyramid<'a> {
             if self.band_rows == nh || self.rows_in == height {
                 let cy = ((self.rows_in - 1) / nh) as u32;
                 let band = std::mem::take(&mut self.band);
-                let result = (0..self.levels[0].nodes.1).try_for_each(|cx| {
+                let result = (0..self.cx.pyramid.grids[0].chunks.1).try_for_each(|cx| {
                     let node = node_of_band(&band, self.band_rows, width, c, cx as usize * self.node.1, self.node);
                     self.add(0, cy, cx, node)
                 });
@@ -312,7 +301,7 @@ impl<'a> ChunkPyramid<'a> {
         let (nh, nw) = self.node;
         let c = self.channels;
         if l + 1 < self.levels.len() {
-            let (children_rows, children_columns) = self.levels[l].nodes;
+            let (children_rows, children_columns) = self.cx.pyramid.grids[l].chunks;
             let (py, px) = (y / 2, x / 2);
             let block_row = 2 * nw * c;
             let level = &mut self.levels[l];
@@ -347,15 +336,14 @@ impl<'a> ChunkPyramid<'a> {
         let vh = (level.height - 2 * py as usize * nh).min(2 * nh);
         let vw = (level.width - 2 * px as usize * nw).min(2 * nw);
         let block_row = 2 * nw * c;
-        let valid = (vh.div_ceil(2), vw.div_ceil(2));
-        let mut samples = vec![0u8; nh * nw * c];
-        for r in 0..valid.0 {
+        let (rows, columns) = (vh.div_ceil(2), vw.div_ceil(2));
+        let mut averaged = vec![0u8; rows * columns * c];
+        for (r, out) in averaged.chunks_exact_mut(columns * c).enumerate() {
             let a = &block[2 * r * block_row..2 * r * block_row + vw * c];
             let b = (2 * r + 1 < vh).then(|| &block[(2 * r + 1) * block_row..(2 * r + 1) * block_row + vw * c]);
-            downsample_rows(a, b, vw, c, &mut samples[r * nw * c..(r * nw + valid.1) * c]);
+            downsample_rows(a, b, vw, c, out);
         }
-        repeat_edges(&mut samples, self.node, c, valid);
-        Node { samples, valid }
+        Node { samples: cut_tile(&averaged, rows, columns, c, 0, nh, nw), valid: (rows, columns) }
     }
 
     /// A node as level `l`'s chunk (cut to the chunk's size where the level is smaller than
@@ -367,12 +355,10 @@ impl<'a> ChunkPyramid<'a> {
         self.level_started(l)?;
         let (ch, cw) = self.cx.pyramid.grids[l].chunk;
         let (ch, cw) = (ch as usize, cw as usize);
-        let c = self.channels;
         let samples = if (ch, cw) == self.node {
             node.samples
         } else {
-            let nw = self.node.1;
-            (0..ch).flat_map(|r| node.samples[r * nw * c..(r * nw + cw) * c].iter().copied()).collect()
+            cut_tile(&node.samples, self.node.0, self.node.1, self.channels, 0, ch, cw)
         };
         let valid = (node.valid.0 as u32, node.valid.1 as u32);
         self.levels[l].queued.push(((y, x), Tile { samples, valid }));
@@ -480,13 +466,6 @@ mod tests {
         assert_eq!(z_order(1, 1 << 20).count(), 1 << 20);
     }
 
-    #[test]
-    fn edges_repeat() {
-        let mut s = vec![1u8, 2, 0, 3, 4, 0, 0, 0, 0];
-        repeat_edges(&mut s, (3, 3), 1, (2, 2));
-        assert_eq!(s, vec![1, 2, 2, 3, 4, 4, 3, 4, 4]);
-    }
-
     /// The store written from `image` (h × w × c) fed as bands of rows, or as nodes in Z order.
     fn store_of(image: &[u8], (h, w, c): (usize, usize, usize), options: &[(&str, crate::ConfigValue)], z: bool) -> std::collections::BTreeMap<String, Vec<u8>> {
         use super::super::encoder::Threads;
@@ -504,7 +483,7 @@ mod tests {
         let mut built = ChunkPyramid::new(cx, c);
         if z {
             let (nh, nw) = built.node;
-            let (rows, columns) = built.levels[0].nodes;
+            let (rows, columns) = built.cx.pyramid.grids[0].chunks;
             for (y, x) in z_order(rows, columns) {
                 let y0 = y as usize * nh;
                 let band = &image[y0 * w * c..(y0 + nh).min(h) * w * c];

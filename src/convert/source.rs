@@ -178,8 +178,7 @@ pub trait RowSource {
 }
 
 /// The most a conversion from rows holds in full-width bands: the source's band and the
-/// pyramid's (a band of chunk rows, and the 2×2 blocks of a band per level, about five
-/// bands of chunk rows in all), well inside wasm's 4 GiB.
+/// pyramid's (`pyramid::row_band_bytes`), well inside wasm's 4 GiB.
 pub const MAX_BAND_BYTES: u64 = 2 << 30;
 
 /// RGB → luma (ITU-R BT.601, JPEG's Y), rounded, as the npm package computes it.

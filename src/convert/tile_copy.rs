@@ -484,7 +484,7 @@ impl TileJob<'_> {
         // is handed to the decoders, then group k (decoding meanwhile) is taken back,
         // stored and handed to the pyramid: the decoders work while this thread reads.
         let group = 2 * batch_size(encoders.workers());
-        let mut cells = z_order(grid_rows, grid_columns).peekable();
+        let mut cells = z_order(grid_rows, grid_columns);
         let mut previous: Option<Group> = None;
         loop {
             let next: Vec<(u32, u32)> = cells.by_ref().take(group).collect();
@@ -493,10 +493,10 @@ impl TileJob<'_> {
                 true => None,
             };
             let Some((positions, steps, batch)) = std::mem::replace(&mut previous, current) else {
-                if cells.peek().is_none() && previous.is_none() {
-                    break;
+                match previous {
+                    None => break, // no group left to start, none with the decoders
+                    Some(_) => continue, // the first group: started, nothing to take back yet
                 }
-                continue;
             };
             let tiles = &self.tiles;
             let mut decoded = encoders.finish_decode(batch)?.into_iter();
