@@ -2,6 +2,8 @@
 
 - :class:`JpegCodec`: a zarr-python ``ArrayBytesCodec``, registered under the name ``jpeg``
   (the ``zarr.codecs`` entry point), usable as ``serializer=``.
+- :class:`ReshapeCodec`: the ``reshape`` codec zarr-python lacks, which the converter's stacks use
+  to hand the jpeg codec a 2-D chunk (registered under ``reshape``).
 - :func:`encode` / :func:`decode`: one chunk, with the JavaScript ``encode()``'s options.
 - :func:`validate_config`: a configuration's normalised form, or the error the JS package gives.
 - :func:`convert`: an image file to a JPEG OME-Zarr store (the npm CLI's converter, the same
@@ -25,6 +27,7 @@ __all__ = [
     "DEFAULT_QUALITY",
     "JpegCodec",
     "JpegError",
+    "ReshapeCodec",
     "QUANT_TABLES",
     "Summary",
     "convert",
@@ -91,4 +94,5 @@ def decode(buffer: Any, config: Mapping[str, Any], shape: Sequence[int]) -> np.n
 
 
 from ._codec import JpegCodec  # noqa: E402  (uses the functions above)
+from ._reshape import ReshapeCodec  # noqa: E402
 from ._convert import ConvertError, Summary, convert  # noqa: E402

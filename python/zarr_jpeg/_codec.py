@@ -112,6 +112,11 @@ class JpegCodec(ArrayBytesCodec):
             # zarr-python validates every codec with the array's axis order; a transpose codec
             # before this one hands it the chunk in another. Accept the shape if some order of
             # its axes is one the codec takes; the chunk's own shape is checked when encoding.
+            # and a reshape codec before it hands it the chunk without its axes of length 1
+            squeezed = tuple(n for n in chunk_shape if n != 1) or (1,)
+            if len(chunk_shape) > 3 and len(squeezed) <= 3:
+                if any(self._takes(p) for p in set(permutations(squeezed))):
+                    return
             if not any(self._takes(p) for p in set(permutations(chunk_shape))):
                 raise
 
