@@ -434,10 +434,10 @@ fn parse_options(options: &JsValue) -> Result<ConvertOptions, JsValue> {
 }
 
 /// Runs an opened conversion, timed here (the core has no clock on wasm); → `{ summary, text }`.
-fn run(
-    conversion: convert::Result<Conversion>,
+fn run<'a>(
+    conversion: convert::Result<Conversion<'a>>,
     seams: &mut Seams,
-    encoders: Option<&JsEncoders>,
+    encoders: Option<&'a JsEncoders>,
     output: &str,
     thrown: &Thrown,
 ) -> Result<JsValue, JsValue> {

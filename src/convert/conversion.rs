@@ -6,8 +6,9 @@ use super::error::{ConvertError, Result};
 use super::events::{now, Events};
 use super::levels::{self, Pyramid};
 use super::options::{ConvertOptions, Plan};
-use super::pyramid::{row_band_bytes, ChunkPyramid, Context};
-use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd};
+use super::pyramid::{row_band_bytes, ChunkPyramid, Context, LevelTotals};
+use super::source::{self, ImageInfo, ReadAt, RowSource, RowsEnd, StackPlanes};
+use super::stack::{PlaneIndex, Stack};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
 use super::tile_copy::TileJob;
@@ -65,6 +66,8 @@ pub struct Conversion<'a> {
     warnings: Vec<String>,
     /// what encodes the chunks, when the caller brings its own (else `plan.workers` threads)
     encoders: Option<&'a dyn Encoders>,
+    /// a stack's planes after the first
+    more_planes: Option<Box<dyn StackPlanes<'a> + 'a>>,
 }
 
 impl<'a> Conversion<'a> {
@@ -90,6 +93,7 @@ impl<'a> Conversion<'a> {
             }
             Some(_) => match tiff::open(input, file, options, rescale)? {
                 tiff::Opened::Rows(rows) => rows,
+                tiff::Opened::Stack(first, more, stack) => return Self::from_stack(first, Some(more), stack, file, options),
                 tiff::Opened::Tiles(job, warnings) => return Self::from_tiles(job, warnings, file, options),
             },
             None => {
@@ -126,11 +130,23 @@ impl<'a> Conversion<'a> {
         };
         let (plan, pyramid) = (job.plan.clone(), job.pyramid.clone());
         let channels = job.info.channels;
-        Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None })
+        Ok(Conversion { job: Job::Tiles(job), plan, pyramid, name, to_gray: false, channels, warnings, encoders: None, more_planes: None })
     }
 
     /// A conversion of any row source.
     pub fn from_source(source: Box<dyn RowSource + 'a>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        Self::from_stack(source, None, Stack::default(), file, options)
+    }
+
+    /// A conversion of a stack of planes read as rows: `first` is plane (0, 0), `more` opens
+    /// the others (None: a single plane).
+    pub fn from_stack(
+        source: Box<dyn RowSource + 'a>,
+        more_planes: Option<Box<dyn StackPlanes<'a> + 'a>>,
+        stack: Stack,
+        file: &str,
+        options: &ConvertOptions,
+    ) -> Result<Conversion<'a>> {
         let info = source.info().clone();
         let gray = matches!(options.color(), Some(crate::ConfigValue::String(c)) if c == "grayscale");
         if info.planes && options.color().is_some() && !gray {
@@ -157,6 +173,13 @@ impl<'a> Conversion<'a> {
         if info.planes {
             plan.planes = channels;
         }
+        if stack.is_stack() && plan.components == 3 && plan.channel_axis == super::options::ChannelAxis::Last {
+            return Err(ConvertError::argument(format!(
+                "channelAxis \"last\" applies to 2-D images; {file} is a stack of {} planes, and OME-Zarr puts c before z",
+                stack.count()
+            )));
+        }
+        plan.stack = stack;
         plan.rescale = source.rescaled();
         let mut warnings = source.warnings();
         if to_gray {
@@ -180,7 +203,7 @@ impl<'a> Conversion<'a> {
             Some(name) => name.to_string(),
             None => default_name(file),
         };
-        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings, encoders: None })
+        Ok(Conversion { job: Job::Rows(source), plan, pyramid, name, to_gray, channels, warnings, encoders: None, more_planes })
     }
 
     /// Encodes the chunks with `encoders` instead of the core's threads.
@@ -237,47 +260,91 @@ impl<'a> Conversion<'a> {
             for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
                 put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, *shape, grid))?;
             }
-            let cx = Context {
-                plan: &self.plan,
-                pyramid: &self.pyramid,
-                writer: &mut *writer,
-                encoder: &encoder,
-                events: &mut *events,
-                chunks_done: 0,
-                error: (0, 0),
-            };
-            let mut rows = ChunkPyramid::new(cx, channels);
-            let end = source.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))?;
-            match end {
-                RowsEnd::Again => {
-                    drop(rows);
-                    writer.clear()?;
-                }
-                RowsEnd::Done(read_warnings) => {
-                    let (totals, error, chunks) = rows.finish()?;
-                    for w in &read_warnings {
-                        events.warning(w);
+            let mut totals: Vec<LevelTotals> = Vec::new();
+            let (mut error, mut chunks) = ((0, 0), 0);
+            let mut restart = false;
+            let mut read_warnings = Vec::new();
+            for (i, at) in self.plan.stack.planes().enumerate() {
+                let mut opened = match (&self.more_planes, i) {
+                    (_, 0) => None,
+                    (Some(more), _) => Some(more.open(at)?),
+                    (None, _) => return Err(ConvertError::input(format!("plane {at:?} of the stack cannot be opened"))),
+                };
+                let plane: &mut dyn RowSource = match opened.as_deref_mut() {
+                    Some(plane) => plane,
+                    None => &mut *source,
+                };
+                let cx = Context {
+                    plan: &self.plan,
+                    pyramid: &self.pyramid,
+                    writer: &mut *writer,
+                    encoder: &encoder,
+                    events: &mut *events,
+                    chunks_done: chunks,
+                    error,
+                    plane: at,
+                };
+                let mut rows = ChunkPyramid::new(cx, channels);
+                match plane.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))? {
+                    RowsEnd::Again if i == 0 => {
+                        restart = true;
+                        break;
                     }
-                    self.warnings.extend(read_warnings);
-                    return Ok(summary::build(summary::Parts {
-                        output,
-                        name: &self.name,
-                        plan: &self.plan,
-                        pyramid: &self.pyramid,
-                        info: source.info(),
-                        channels,
-                        totals: &totals,
-                        chunks,
-                        metadata_bytes,
-                        error,
-                        seconds: now() - started,
-                        warnings: self.warnings.clone(),
-                        streamed: source.streamed(),
-                    }));
+                    RowsEnd::Again => return Err(ConvertError::input(format!("plane t={}, z={} could not be read in one pass", at.t, at.z))),
+                    RowsEnd::Done(warnings) => {
+                        let (plane_totals, plane_error, done) = rows.finish()?;
+                        add_totals(&mut totals, plane_totals);
+                        (error, chunks) = (plane_error, done);
+                        read_warnings.extend(warnings.into_iter().map(|w| plane_label(&self.plan.stack, at, w)));
+                    }
                 }
             }
+            if restart {
+                writer.clear()?;
+                continue;
+            }
+            for w in &read_warnings {
+                events.warning(w);
+            }
+            self.warnings.extend(read_warnings);
+            return Ok(summary::build(summary::Parts {
+                output,
+                name: &self.name,
+                plan: &self.plan,
+                pyramid: &self.pyramid,
+                info: source.info(),
+                channels,
+                totals: &totals,
+                chunks,
+                metadata_bytes,
+                error,
+                seconds: now() - started,
+                warnings: self.warnings.clone(),
+                streamed: source.streamed(),
+            }));
         }
     }
+}
+
+/// Adds a plane's level totals to the stack's.
+fn add_totals(totals: &mut Vec<LevelTotals>, plane: Vec<LevelTotals>) {
+    if totals.is_empty() {
+        *totals = plane;
+        return;
+    }
+    for (sum, p) in totals.iter_mut().zip(plane) {
+        sum.chunks += p.chunks;
+        sum.encoded_bytes += p.encoded_bytes;
+        sum.bytes_written += p.bytes_written;
+    }
+}
+
+/// A warning from reading one plane of a stack, saying which.
+fn plane_label(stack: &Stack, at: PlaneIndex, warning: String) -> String {
+    if !stack.is_stack() {
+        return warning;
+    }
+    format!("plane t={}, z={}: {warning}", at.t, at.z)
 }
 
 /// Converts `input` into `writer` (a store the caller commits), the whole of it in memory

@@ -4,6 +4,7 @@
 
 use super::levels::Grid;
 use super::options::{ChannelAxis, Plan};
+use super::stack::PlaneIndex;
 use crate::ConfigValue as V;
 
 fn obj(members: Vec<(&str, V)>) -> V {
@@ -22,61 +23,101 @@ fn nums<T: Into<f64> + Copy>(values: &[T]) -> V {
     V::Array(values.iter().map(|&v| num(v)).collect())
 }
 
-/// How a level's chunk of (y, x) samples sits in the array: the array's dimensions.
-fn with_channel(plan: &Plan, yx: (u32, u32), chunk: bool) -> Vec<u32> {
-    if plan.planes > 1 {
-        let c = if chunk { 1 } else { plan.planes as u32 };
-        return vec![c, yx.0, yx.1];
-    }
-    match (plan.components, plan.channel_axis) {
-        (1, _) => vec![yx.0, yx.1],
-        (_, ChannelAxis::First) => vec![3, yx.0, yx.1],
-        (_, ChannelAxis::Last) => vec![yx.0, yx.1, 3],
+/// Axis `name`'s length in a level of `yx` (height, width), or in a chunk of `yx`.
+fn axis_length(plan: &Plan, name: &str, yx: (u32, u32), chunk: bool) -> u32 {
+    match name {
+        "t" if !chunk => plan.stack.t,
+        "z" if !chunk => plan.stack.z,
+        "c" if plan.planes > 1 && !chunk => plan.planes as u32,
+        "c" if plan.planes == 1 => 3,
+        "y" => yx.0,
+        "x" => yx.1,
+        _ => 1,
     }
 }
 
 /// The array's dimensions of a level of `shape` (height, width).
 pub fn array_shape(plan: &Plan, shape: (u32, u32)) -> Vec<u32> {
-    with_channel(plan, shape, false)
+    dimension_names(plan).iter().map(|n| axis_length(plan, n, shape, false)).collect()
 }
 
 /// A chunk's dimensions for a (y, x) chunk shape.
 pub fn chunk_shape(plan: &Plan, yx: (u32, u32)) -> Vec<u32> {
-    with_channel(plan, yx, true)
+    dimension_names(plan).iter().map(|n| axis_length(plan, n, yx, true)).collect()
 }
 
+/// The axes present, in OME-Zarr's order (t, c, z, y, x), or y, x, c for a colour image whose
+/// channels are last.
 pub fn dimension_names(plan: &Plan) -> Vec<&'static str> {
-    if plan.planes > 1 {
-        return vec!["c", "y", "x"];
+    let colour = plan.planes > 1 || plan.components == 3;
+    let first = plan.planes > 1 || plan.channel_axis == ChannelAxis::First;
+    let mut names = Vec::with_capacity(5);
+    if plan.stack.t > 1 {
+        names.push("t");
     }
-    match (plan.components, plan.channel_axis) {
-        (1, _) => vec!["y", "x"],
-        (_, ChannelAxis::First) => vec!["c", "y", "x"],
-        (_, ChannelAxis::Last) => vec!["y", "x", "c"],
+    if colour && first {
+        names.push("c");
     }
+    if plan.stack.z > 1 {
+        names.push("z");
+    }
+    names.extend(["y", "x"]);
+    if colour && !first {
+        names.push("c");
+    }
+    names
 }
 
-/// The key of chunk (cy, cx) (of plane c) within its level: `c/…`.
-pub fn chunk_key(plan: &Plan, cy: u32, cx: u32, c: u32) -> String {
-    if plan.planes > 1 {
-        return format!("c/{c}/{cy}/{cx}");
+/// The key of chunk (cy, cx) (of plane c) of stack plane `at` within its level: `c/…`.
+pub fn chunk_key(plan: &Plan, at: PlaneIndex, cy: u32, cx: u32, c: u32) -> String {
+    let mut key = String::from("c");
+    for name in dimension_names(plan) {
+        let index = match name {
+            "t" => at.t,
+            "z" => at.z,
+            "c" if plan.planes > 1 => c,
+            "y" => cy,
+            "x" => cx,
+            _ => 0,
+        };
+        key.push('/');
+        key.push_str(&index.to_string());
     }
-    match (plan.components, plan.channel_axis) {
-        (1, _) => format!("c/{cy}/{cx}"),
-        (_, ChannelAxis::First) => format!("c/0/{cy}/{cx}"),
-        (_, ChannelAxis::Last) => format!("c/{cy}/{cx}/0"),
-    }
+    key
 }
 
-fn transpose() -> V {
-    obj(vec![("name", s("transpose")), ("configuration", obj(vec![("order", nums(&[1u8, 2, 0]))]))])
+fn transpose(order: &[u32]) -> V {
+    obj(vec![("name", s("transpose")), ("configuration", obj(vec![("order", nums(order))]))])
+}
+
+/// The codecs of a chunk: the jpeg codec takes (y, x) or (y, x, 3), so a channel-first chunk
+/// is transposed to channels last, and a stack's chunk, with its axes of length 1 (t, z, a
+/// grayscale plane's c), is reshaped to an image.
+fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
+    let names = dimension_names(plan);
+    let c = names.iter().position(|&n| n == "c");
+    let transposed = c.filter(|&c| plan.planes == 1 && c + 1 != names.len());
+    if !plan.stack.is_stack() {
+        return match c {
+            Some(c) if c + 1 != names.len() => vec![transpose(&[1, 2, 0]), jpeg],
+            _ => vec![jpeg],
+        };
+    }
+    let mut codecs = Vec::new();
+    if let Some(c) = transposed {
+        let order: Vec<u32> = (0..names.len() as u32).filter(|&i| i as usize != c).chain([c as u32]).collect();
+        codecs.push(transpose(&order));
+    }
+    let image = if plan.planes == 1 && plan.components == 3 { vec![chunk.0, chunk.1, 3] } else { vec![chunk.0, chunk.1] };
+    codecs.push(obj(vec![("name", s("reshape")), ("configuration", obj(vec![("shape", nums(&image))]))]));
+    codecs.push(jpeg);
+    codecs
 }
 
 /// A level's array metadata.
 pub fn level_array(plan: &Plan, shape: (u32, u32), grid: &Grid) -> V {
     let jpeg = obj(vec![("name", s("jpeg")), ("configuration", plan.config.to_value())]);
-    let transposed = plan.planes > 1 || (plan.components == 3 && plan.channel_axis == ChannelAxis::First);
-    let chunk_codecs = V::Array(if transposed { vec![transpose(), jpeg] } else { vec![jpeg] });
+    let chunk_codecs = V::Array(chunk_codecs(plan, grid.chunk, jpeg));
     let codecs = match grid.shard {
         Some(_) => V::Array(vec![obj(vec![
             ("name", s("sharding_indexed")),
@@ -144,31 +185,38 @@ const PLANE_COLORS: [&str; 7] = ["FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF
 
 /// The group's metadata: OME-Zarr 0.5 multiscales over `shapes`, named `name`.
 pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
-    // a c axis of planes is laid out as a channel-first colour image
-    let colour = plan.planes > 1 || plan.components == 3;
-    let first = plan.planes > 1 || plan.channel_axis == ChannelAxis::First;
-    let space = |n: &str| {
-        let mut m = vec![("name", s(n)), ("type", s("space"))];
-        if let Some(unit) = &plan.unit {
+    let axis = |name: &str, kind: &str, unit: Option<&str>| {
+        let mut m = vec![("name", s(name)), ("type", s(kind))];
+        if let Some(unit) = unit {
             m.push(("unit", s(unit)));
         }
         obj(m)
     };
-    let channel_axis = obj(vec![("name", s("c")), ("type", s("channel"))]);
-    let axes = match (colour, first) {
-        (false, _) => vec![space("y"), space("x")],
-        (true, true) => vec![channel_axis, space("y"), space("x")],
-        (true, false) => vec![space("y"), space("x"), channel_axis],
-    };
+    let stack = &plan.stack;
+    let z_unit = stack.z_spacing.as_ref().map(|z| z.unit).or(plan.unit.as_deref());
+    let names = dimension_names(plan);
+    let axes = names
+        .iter()
+        .map(|&n| match n {
+            "t" => axis("t", "time", stack.t_increment.as_ref().map(|t| t.unit)),
+            "c" => axis("c", "channel", None),
+            "z" => axis("z", "space", z_unit),
+            _ => axis(n, "space", plan.unit.as_deref()),
+        })
+        .collect();
     let size = plan.pixel_size.unwrap_or(1.0);
     let datasets = (0..shapes.len())
         .map(|level| {
             let sc = size * 2f64.powi(level as i32);
-            let scale = match (colour, first) {
-                (false, _) => vec![sc, sc],
-                (true, true) => vec![1.0, sc, sc],
-                (true, false) => vec![sc, sc, 1.0],
-            };
+            let scale: Vec<f64> = names
+                .iter()
+                .map(|&n| match n {
+                    "t" => stack.t_increment.as_ref().map_or(1.0, |t| t.value),
+                    "z" => stack.z_spacing.as_ref().map_or(1.0, |z| z.value),
+                    "c" => 1.0,
+                    _ => sc,
+                })
+                .collect();
             obj(vec![
                 ("path", V::String(level.to_string())),
                 (
@@ -199,7 +247,12 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
     };
     if plan.planes > 1 {
         let channels = (0..plan.planes)
-            .map(|i| channel(plan, &format!("channel {i}"), PLANE_COLORS[i % PLANE_COLORS.len()]))
+            .map(|i| {
+                let stated = stack.channels.get(i);
+                let label = stated.and_then(|c| c.name.clone()).unwrap_or_else(|| format!("channel {i}"));
+                let color = stated.and_then(|c| c.color.as_deref()).unwrap_or(PLANE_COLORS[i % PLANE_COLORS.len()]);
+                channel(plan, &label, color)
+            })
             .collect();
         ome.push(("omero", omero(channels, "color")));
     } else if plan.components == 3 {

@@ -27,6 +27,7 @@ mod png;
 mod pyramid;
 mod samples;
 mod source;
+mod stack;
 mod store;
 mod summary;
 mod tile_copy;

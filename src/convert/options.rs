@@ -97,6 +97,8 @@ pub struct Plan {
     pub planes: usize,
     /// 16-bit samples mapped to uint8 through this window (recorded in the metadata).
     pub rescale: Option<(&'static str, Window)>,
+    /// The time points and z planes outside each plane, and the channels' names.
+    pub stack: super::stack::Stack,
 }
 
 pub(super) fn is_int(v: &ConfigValue) -> Option<f64> {
@@ -330,6 +332,7 @@ impl ConvertOptions {
             mcu,
             planes: 1,
             rescale: None,
+            stack: super::stack::Stack::default(),
         })
     }
 

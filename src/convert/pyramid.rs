@@ -16,6 +16,7 @@ use super::error::{ConvertError, Result};
 use super::levels::Pyramid;
 use super::metadata;
 use super::options::Plan;
+use super::stack::PlaneIndex;
 use super::store::{ChunkStore, StoreWriter};
 use super::events::{Events, Progress};
 
@@ -151,6 +152,8 @@ pub struct Context<'a> {
     pub chunks_done: u64,
     /// level 0's squared error and sample count
     pub error: (u64, u64),
+    /// the plane of a stack these nodes are (0, 0 for a 2-D image)
+    pub plane: PlaneIndex,
 }
 
 /// The levels of a pyramid being built from level 0's nodes (or rows, cut into nodes).
@@ -397,8 +400,8 @@ impl<'a> ChunkPyramid<'a> {
                 self.cx.error.1 += count;
             }
             let bytes: u64 = e.streams.iter().map(|s| s.len() as u64).sum();
-            let plan = self.cx.plan;
-            let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, y, x, c);
+            let (plan, at) = (self.cx.plan, self.cx.plane);
+            let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, at, y, x, c);
             for (c, stream) in e.streams.into_iter().enumerate() {
                 self.levels[l].store.store(self.cx.writer, &key, cy, cx, c as u32, stream)?;
             }
@@ -414,7 +417,7 @@ impl<'a> ChunkPyramid<'a> {
 
     fn progress(&mut self, l: usize, what: Progress) -> Result<()> {
         let levels = self.levels.len();
-        let chunks_total = self.cx.pyramid.chunks_total();
+        let chunks_total = self.cx.pyramid.chunks_total() * self.cx.plan.stack.count();
         self.cx.events.progress(l, levels, self.cx.chunks_done, chunks_total, &what)
     }
 
@@ -479,7 +482,7 @@ mod tests {
         let encoder = ChunkEncoder { config: plan.config.clone(), level_configs: Vec::new(), options: plan.encode_options, channels: c, planes: 1, encoders: &threads };
         let mut store = MemoryStore::default();
         let mut events = Quiet;
-        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0) };
+        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0), plane: PlaneIndex::default() };
         let mut built = ChunkPyramid::new(cx, c);
         if z {
             let (nh, nw) = built.node;

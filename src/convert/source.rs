@@ -185,3 +185,8 @@ pub const MAX_BAND_BYTES: u64 = 2 << 30;
 pub fn luma(r: u8, g: u8, b: u8) -> u8 {
     (0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)).round().min(255.0) as u8
 }
+
+/// The planes of a stack (z, t) after its first, each opened as rows like the first.
+pub trait StackPlanes<'a> {
+    fn open(&self, at: super::stack::PlaneIndex) -> Result<Box<dyn RowSource + 'a>>;
+}

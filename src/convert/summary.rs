@@ -100,7 +100,7 @@ pub(super) fn build(p: Parts) -> Summary {
         .zip(p.totals)
         .enumerate()
         .map(|(l, ((shape, grid), totals))| {
-            let raw = u64::from(shape.0) * u64::from(shape.1) * p.channels as u64;
+            let raw = u64::from(shape.0) * u64::from(shape.1) * p.channels as u64 * plan.stack.count();
             LevelSummary {
                 path: l.to_string(),
                 shape: metadata::array_shape(plan, *shape),

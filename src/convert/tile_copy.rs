@@ -283,6 +283,7 @@ impl<'a> TileJob<'a> {
             mcu,
             planes,
             rescale: None,
+            stack: Default::default(),
         };
         let info = ImageInfo {
             height,
@@ -471,11 +472,11 @@ impl TileJob<'_> {
             encoders,
         };
         let plan = &self.plan;
-        let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, y, x, p);
+        let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, Default::default(), y, x, p);
         let mut store0 = ChunkStore::new("0", self.pyramid.grids[0]);
         let (mut copied, mut stored0, mut bytes0) = (0u64, 0u64, 0u64);
         let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
-        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0) };
+        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0), plane: Default::default() };
         let mut rows = ChunkPyramid::new(cx, c).with_external_level0();
         let shape0 = self.tiles.shape0();
         let (height, grid_rows, grid_columns) = (self.spec.height as usize, self.spec.grid.rows as u32, self.spec.grid.columns as u32);

@@ -145,7 +145,13 @@ def tiffs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                      planarconfig="separate", photometric="minisblack")
     tifffile.imwrite(d / "min-is-white.tif", small[..., 2], photometric="miniswhite")
     tifffile.imwrite(d / "big-endian.tif", small, bigtiff=True, compression="lzw", byteorder=">")
-    tifffile.imwrite(d / "z-stack.ome.tif", np.stack([small[..., 0]] * 2), metadata={"axes": "ZYX"})
+    # OME-XML that disagrees with the file's IFDs
+    ome = '<OME><Image><Pixels DimensionOrder="XYZCT" SizeC="1" SizeZ="{z}" SizeT="1"><Channel SamplesPerPixel="1"/>{td}</Pixels></Image></OME>'
+    for name, description in [("z-stack-short.ome.tif", ome.format(z=4, td="")),
+                              ("tiffdata-past-end.ome.tif", ome.format(z=2, td='<TiffData IFD="1" PlaneCount="2"/>'))]:
+        with tifffile.TiffWriter(d / name) as w:
+            w.write(small[..., 0], photometric="minisblack", metadata=None, description=description)
+            w.write(small[..., 0], photometric="minisblack", metadata=None)
     tifffile.imwrite(d / "int8.tif", small[..., 0].astype(np.int8))
     tifffile.imwrite(d / "float.tif", small[..., 0].astype(np.float32))
     ycbcr_tiff(d / "ycbcr-subsampled.tif", small[:96, :128], rows_per_strip=16, deflate=True)
@@ -309,7 +315,8 @@ def test_uncompressed_subsampled_ycbcr_is_the_deflated_one(tiffs: Path, tmp: Pat
 # (input, CLI arguments, a part of the message): refusals both packages give, with nothing
 # left at the destination
 BAD = [
-    ("z-stack.ome.tif", [], "describes 2 z-plane(s) × 1 time point(s) × 1 channel(s)"),
+    ("z-stack-short.ome.tif", [], "describes 4 z-plane(s) × 1 channel(s) × 1 time point(s) = 4 planes, but the file has 2 IFD(s)"),
+    ("tiffdata-past-end.ome.tif", [], "a TiffData points at IFD 2, past the last IFD (the file has 2: 0–1)"),
     ("gray16.tif", [], "the samples are uint16"),
     ("int8.tif", [], "the samples are int8"),
     ("float.tif", [], "the samples are float32"),

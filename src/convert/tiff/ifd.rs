@@ -12,7 +12,7 @@ use super::super::error::{ConvertError, Result};
 use super::super::source::{read_bytes, ReadAt, TileGrid};
 
 /// The most IFDs read (pages and SubIFDs together).
-const MAX_PAGES: usize = 100_000;
+pub const MAX_PAGES: usize = 100_000;
 /// The most bytes one tag's values may take (a tile-offset list of 16 Mi BigTIFF offsets).
 const MAX_TAG_BYTES: u64 = 128 << 20;
 

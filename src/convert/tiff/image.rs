@@ -9,6 +9,7 @@
 
 use super::super::error::{ConvertError, Result};
 use super::super::source::PixelSize;
+use super::super::stack::{ome_color, time_unit as time_unit_name, ChannelInfo, Spacing, Stack};
 use super::ifd::{Page, Tiff};
 use crate::ConfigValue as V;
 
@@ -53,10 +54,60 @@ pub fn ome_pixels(description: &str) -> Option<&str> {
 
 /// The first image's dimensions from an OME-XML or ImageJ description.
 pub struct Dimensions {
+    /// channels stored as pages (an RGB channel is one page of three samples)
     pub c: u64,
     pub z: u64,
     pub t: u64,
     pub source: &'static str,
+    /// the order of the planes' pages, fastest first: "ZCT", "CZT", …
+    pub order: String,
+    /// OME-XML `TiffData` elements: which IFDs hold which planes (empty: every plane in order)
+    pub tiff_data: Vec<TiffData>,
+    pub z_spacing: Option<Spacing>,
+    pub t_increment: Option<Spacing>,
+    pub channels: Vec<ChannelInfo>,
+}
+
+/// An OME-XML `<TiffData IFD FirstZ FirstC FirstT PlaneCount>`: `count` planes (None: all)
+/// from plane (z, c, t) on, in the IFDs from `ifd` on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiffData {
+    pub ifd: u64,
+    pub first: (u64, u64, u64),
+    pub count: Option<u64>,
+    /// the file a `<UUID FileName=…>` names
+    pub file_name: Option<String>,
+}
+
+/// The part of an OME-XML description inside the first image's `<Pixels>` element.
+fn pixels_element(description: &str) -> &str {
+    let Some(at) = description.find(ome_pixels(description).unwrap_or("\u{0}")) else { return "" };
+    let rest = &description[at..];
+    let end = rest.find("Pixels>").map_or(rest.len(), |e| e + 7);
+    &rest[..end]
+}
+
+/// Every start tag `<[prefix:]Name …>` in `text`, in order.
+fn start_tags<'t>(text: &'t str, name: &str) -> Vec<&'t str> {
+    let mut tags = Vec::new();
+    let mut from = 0;
+    while let Some(tag) = start_tag(&text[from..], name) {
+        let at = from + text[from..].find(tag).unwrap_or(0);
+        tags.push(tag);
+        from = at + tag.len();
+    }
+    tags
+}
+
+/// A number attribute, if the tag has it and it is a whole number.
+fn count_attribute(tag: &str, name: &str) -> Option<u64> {
+    attribute(tag, name).and_then(|v| v.trim().parse().ok())
+}
+
+fn spacing_micrometres(value: Option<&str>, unit: Option<&str>) -> Option<Spacing> {
+    let value = value.map_or(f64::NAN, js_number);
+    let factor = micrometres_per(unit.unwrap_or("µm"))?;
+    (value.is_finite() && value > 0.0).then_some(Spacing { value: value * factor, unit: "micrometer" })
 }
 
 fn digits(v: Option<&str>) -> u64 {
@@ -71,46 +122,100 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
     let description = description?;
     if description.contains("<OME") {
         let pixels = ome_pixels(description)?;
-        let at = description.find(pixels).unwrap_or(0);
-        let channel = start_tag(&description[at..], "Channel").unwrap_or("");
+        let element = pixels_element(description);
+        let channel_tags = start_tags(element, "Channel");
+        let channel = channel_tags.first().copied().unwrap_or("");
         // SizeC counts samples: an RGB channel (SamplesPerPixel 3) is one page of three samples
         let samples = digits(attribute(channel, "SamplesPerPixel")).max(1);
+        let order = attribute(pixels, "DimensionOrder").unwrap_or("XYZCT");
+        let tiff_data = start_tags(element, "TiffData")
+            .into_iter()
+            .map(|tag| {
+                let at = element.find(tag).unwrap_or(0) + tag.len();
+                // a <UUID FileName=…> child, before the element closes
+                let inside = if tag.ends_with("/>") { "" } else { &element[at..at + element[at..].find("TiffData>").unwrap_or(0)] };
+                TiffData {
+                    ifd: count_attribute(tag, "IFD").unwrap_or(0),
+                    first: (
+                        count_attribute(tag, "FirstZ").unwrap_or(0),
+                        count_attribute(tag, "FirstC").unwrap_or(0),
+                        count_attribute(tag, "FirstT").unwrap_or(0),
+                    ),
+                    count: count_attribute(tag, "PlaneCount").or(attribute(tag, "IFD").map(|_| 1)),
+                    file_name: start_tag(inside, "UUID").and_then(|u| attribute(u, "FileName")).map(str::to_string),
+                }
+            })
+            .collect();
+        let time_unit = attribute(pixels, "TimeIncrementUnit").unwrap_or("s");
+        let t_increment = attribute(pixels, "TimeIncrement")
+            .map(js_number)
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .and_then(|value| Some(Spacing { value, unit: time_unit_name(time_unit)? }));
         return Some(Dimensions {
             c: (digits(attribute(pixels, "SizeC")) / samples).max(1),
             z: digits(attribute(pixels, "SizeZ")),
             t: digits(attribute(pixels, "SizeT")),
             source: "OME-XML",
+            order: order.trim_start_matches("XY").to_string(),
+            tiff_data,
+            z_spacing: spacing_micrometres(attribute(pixels, "PhysicalSizeZ"), attribute(pixels, "PhysicalSizeZUnit")),
+            t_increment,
+            channels: channel_tags
+                .iter()
+                .map(|tag| ChannelInfo {
+                    name: attribute(tag, "Name").filter(|n| !n.is_empty()).map(xml_text),
+                    color: attribute(tag, "Color").and_then(ome_color),
+                })
+                .collect(),
         });
     }
     if description.starts_with("ImageJ=") {
-        let value = |name: &str| {
-            let line = description.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with('='));
-            line.map_or(1, |l| digits(Some(&l[name.len() + 1..])))
+        let line = |name: &str| {
+            description.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with('=')).map(|l| l[name.len() + 1..].trim())
         };
-        return Some(Dimensions { c: value("channels"), z: value("slices"), t: value("frames"), source: "the ImageJ description" });
+        let value = |name: &str| line(name).map_or(1, |v| digits(Some(v)));
+        let unit = line("unit").map(|u| if u == "micron" || u == "\\u00B5m" { "µm" } else { u });
+        let z_spacing = spacing_micrometres(line("spacing"), unit);
+        let t_increment = line("finterval")
+            .map(js_number)
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .and_then(|value| Some(Spacing { value, unit: time_unit_name(line("tunit").unwrap_or("s"))? }));
+        return Some(Dimensions {
+            c: value("channels"),
+            z: value("slices"),
+            t: value("frames"),
+            source: "the ImageJ description",
+            // ImageJ's hyperstacks: channels fastest, then slices, then frames
+            order: "CZT".into(),
+            tiff_data: Vec::new(),
+            z_spacing,
+            t_increment,
+            channels: Vec::new(),
+        });
     }
     None
 }
 
-/// The page to convert: the first page, or the first image's channel pages joined as
-/// planes. `warnings` receives a warning for full-resolution pages left out of a file that
-/// does not say what they are.
-pub fn image_page(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Page> {
+/// An attribute's text with XML's predefined entities replaced.
+fn xml_text(text: &str) -> String {
+    text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&apos;", "'").replace("&amp;", "&")
+}
+
+/// The image to convert: its first plane's page (the first page, or the first image's
+/// channel pages joined as planes), and for a stack the pages of every plane.
+pub struct Chosen {
+    pub page: Page,
+    pub stack: Stack,
+    /// per plane, time points outermost, the page index of each channel
+    pub planes: Vec<Vec<usize>>,
+}
+
+/// Chooses the pages to convert. `warnings` receives a warning for full-resolution pages
+/// left out of a file that does not say what they are.
+pub fn choose(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Chosen> {
     let file = &tiff.file;
     let first = &tiff.pages[0];
-    let dims = image_dimensions(first.description.as_deref());
-    if let Some(d) = &dims {
-        if d.z * d.t > 1 {
-            return Err(ConvertError::input(format!(
-                "{file}: {} describes {} z-plane(s) × {} time point(s) × {} channel(s); this converter writes one 2-D image \
-                 with its channels: extract a plane first (e.g. with tifffile or bfconvert)",
-                d.source, d.z, d.t, d.c
-            )));
-        }
-        if d.c > 1 && first.samples_per_pixel == 1 {
-            return join_channel_pages(tiff, d);
-        }
-    } else {
+    let Some(d) = image_dimensions(first.description.as_deref()) else {
         let more: Vec<&Page> = tiff.pages[1..]
             .iter()
             .filter(|p| p.subfile_type & 1 == 0 && p.width == first.width && p.height == first.height)
@@ -119,53 +224,195 @@ pub fn image_page(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Page> {
             let names: Vec<&str> = more.iter().take(3).map(|p| p.label.as_str()).collect();
             warnings.push(format!(
                 "{file}: {} more full-resolution page(s) of the same size ({}{}) are not converted: the file does not say \
-                 they are channels (no OME-XML or ImageJ description); only page 0 is",
+                 they are channels, z planes or time points (no OME-XML or ImageJ description); only page 0 is",
                 more.len(),
                 names.join(", "),
                 if more.len() > 3 { ", …" } else { "" }
             ));
         }
+        return Ok(Chosen { page: first.clone(), stack: Stack::default(), planes: vec![vec![0]] });
+    };
+    let too_many = |what: &str, n: u64| {
+        ConvertError::input(format!("{file}: {} describes {n} {what}, more than the {} IFDs this converter reads", d.source, super::ifd::MAX_PAGES))
+    };
+    for (n, what) in [(d.c, "channels"), (d.z, "z planes"), (d.t, "time points")] {
+        if n > super::ifd::MAX_PAGES as u64 {
+            return Err(too_many(what, n));
+        }
     }
-    Ok(first.clone())
+    let total = d.c * d.z * d.t;
+    if total > super::ifd::MAX_PAGES as u64 {
+        return Err(too_many("planes", total));
+    }
+    let pages = plane_pages(tiff, &d)?;
+    let stack = Stack {
+        t: d.t as u32,
+        z: d.z as u32,
+        z_spacing: d.z_spacing.clone(),
+        t_increment: d.t_increment.clone(),
+        channels: if d.c > 1 { d.channels.clone() } else { Vec::new() },
+    };
+    let planes: Vec<Vec<usize>> = stack
+        .planes()
+        .map(|at| (0..d.c).map(|c| pages[(u64::from(at.t) * d.z * d.c + u64::from(at.z) * d.c + c) as usize]).collect())
+        .collect();
+    let page = join_pages(tiff, &planes[0], d.source)?;
+    // every plane's pages must be alike for the planes to be one array
+    for (plane, at) in planes.iter().zip(stack.planes()).skip(1) {
+        for &p in plane {
+            check_alike(tiff, &tiff.pages[p], first, &format!("the page of plane t={}, z={}", at.t, at.z))?;
+        }
+    }
+    Ok(Chosen { page, stack, planes })
 }
 
-fn join_channel_pages(tiff: &Tiff, dims: &Dimensions) -> Result<Page> {
+/// The page index of each plane (t, z, c; c fastest) from the description's order and
+/// `TiffData` mapping, checked against the IFDs the file has.
+fn plane_pages(tiff: &Tiff, d: &Dimensions) -> Result<Vec<usize>> {
     let file = &tiff.file;
-    let first = &tiff.pages[0];
-    let c = dims.c as usize;
-    if tiff.pages.len() < c {
+    let ifds = tiff.pages.len() as u64;
+    let total = d.c * d.z * d.t;
+    // the stride of z, c and t in the description's plane order (its letters, fastest first)
+    let mut strides = (0u64, 0u64, 0u64);
+    let mut stride = 1;
+    for letter in d.order.chars().chain("ZCT".chars()) {
+        let slot = match letter {
+            'Z' => &mut strides.0,
+            'C' => &mut strides.1,
+            'T' => &mut strides.2,
+            _ => continue,
+        };
+        if *slot == 0 {
+            *slot = stride;
+            stride *= match letter {
+                'Z' => d.z,
+                'C' => d.c,
+                _ => d.t,
+            };
+        }
+    }
+    let order_index = |(z, c, t): (u64, u64, u64)| z * strides.0 + c * strides.1 + t * strides.2;
+    // by order index: the IFD holding that plane
+    let mut ifd_of: Vec<Option<u64>> = vec![None; total as usize];
+    if d.tiff_data.is_empty() {
+        if ifds < total {
+            return Err(ConvertError::input(format!(
+                "{file}: {} describes {} z-plane(s) × {} channel(s) × {} time point(s) = {total} planes, but the file has {ifds} IFD(s)",
+                d.source, d.z, d.c, d.t
+            )));
+        }
+        ifd_of.iter_mut().enumerate().for_each(|(i, slot)| *slot = Some(i as u64));
+    }
+    let own_name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    for td in &d.tiff_data {
+        if let Some(name) = td.file_name.as_deref().filter(|n| *n != own_name) {
+            return Err(ConvertError::input(format!(
+                "{file}: the OME-XML puts planes in another file ({name}); a multi-file OME-TIFF is not converted: \
+                 join it into one file first (e.g. with bfconvert)"
+            )));
+        }
+        let (z, c, t) = td.first;
+        if z >= d.z || c >= d.c || t >= d.t {
+            return Err(ConvertError::input(format!(
+                "{file}: a TiffData's first plane (Z {z}, C {c}, T {t}) lies outside the image's {} × {} × {} planes",
+                d.z, d.c, d.t
+            )));
+        }
+        let start = order_index(td.first);
+        let count = td.count.unwrap_or(total - start);
+        if start + count > total {
+            return Err(ConvertError::input(format!(
+                "{file}: a TiffData maps {count} planes from plane {start} on, past the image's {total} planes"
+            )));
+        }
+        let last = td.ifd.saturating_add(count.saturating_sub(1));
+        if count > 0 && last >= ifds {
+            return Err(ConvertError::input(format!(
+                "{file}: a TiffData points at IFD {last}, past the last IFD (the file has {ifds}: 0–{})",
+                ifds - 1
+            )));
+        }
+        for k in 0..count {
+            ifd_of[(start + k) as usize] = Some(td.ifd + k);
+        }
+    }
+    let mut pages = Vec::with_capacity(total as usize);
+    for t in 0..d.t {
+        for z in 0..d.z {
+            for c in 0..d.c {
+                match ifd_of[order_index((z, c, t)) as usize] {
+                    Some(ifd) => pages.push(ifd as usize),
+                    None => {
+                        return Err(ConvertError::input(format!(
+                            "{file}: the OME-XML's TiffData elements give no IFD for plane Z {z}, C {c}, T {t}"
+                        )))
+                    }
+                }
+            }
+        }
+    }
+    Ok(pages)
+}
+
+/// Refuses `page` (a channel or plane) unless it is stored like `first`.
+fn check_alike(tiff: &Tiff, page: &Page, first: &Page, what: &str) -> Result<()> {
+    let same = page.width == first.width
+        && page.height == first.height
+        && page.samples_per_pixel == first.samples_per_pixel
+        && page.tile_width == first.tile_width
+        && page.tile_height == first.tile_height
+        && page.tiled == first.tiled
+        && page.compression == first.compression
+        && page.sample_format == first.sample_format
+        && page.bits_per_sample == first.bits_per_sample
+        && page.predictor == first.predictor
+        && page.photometric == first.photometric
+        && page.planar == first.planar;
+    if !same {
         return Err(ConvertError::input(format!(
-            "{file}: {} describes {c} channels stored as pages, but the file has {} page(s)",
-            dims.source,
-            tiff.pages.len()
+            "{}: {}, {what}, differs from page 0 ({} against {}): the pages of an image's channels and planes must be \
+             stored alike to be one array",
+            tiff.file,
+            page.label,
+            describe_page(page),
+            describe_page(first)
         )));
     }
-    let pages = &tiff.pages[..c];
-    let same = |p: &Page| {
-        p.width == first.width
-            && p.height == first.height
-            && p.samples_per_pixel == 1
-            && p.tile_width == first.tile_width
-            && p.tile_height == first.tile_height
-            && p.tiled == first.tiled
-            && p.compression == first.compression
-            && p.sample_format == first.sample_format
-            && p.bits_per_sample[0] == first.bits_per_sample[0]
-            && p.predictor == first.predictor
-    };
-    if let Some(odd) = pages.iter().find(|p| !same(p)) {
+    Ok(())
+}
+
+/// One plane's page: its single page, or its channel pages joined as planar samples.
+pub fn join_pages(tiff: &Tiff, indices: &[usize], source: &str) -> Result<Page> {
+    let first = &tiff.pages[indices[0]];
+    if indices.len() == 1 {
+        return Ok(first.clone());
+    }
+    if first.samples_per_pixel != 1 {
         return Err(ConvertError::input(format!(
-            "{file}: {}, channel {} of {c}, differs from page 0 (size, tiling, compression or sample type): channel pages \
-             must be alike to be stored as one array",
-            odd.label, odd.index
+            "{}: {} describes {} channels of {} samples each; channels stored as pages must have one sample each",
+            tiff.file,
+            source,
+            indices.len(),
+            first.samples_per_pixel
         )));
+    }
+    join_channel_pages(tiff, indices)
+}
+
+fn join_channel_pages(tiff: &Tiff, indices: &[usize]) -> Result<Page> {
+    let file = &tiff.file;
+    let first = &tiff.pages[indices[0]];
+    let c = indices.len();
+    let pages: Vec<&Page> = indices.iter().map(|&i| &tiff.pages[i]).collect();
+    for (i, p) in pages.iter().enumerate() {
+        check_alike(tiff, p, first, &format!("channel {i} of {c}"))?;
     }
     // one block per tile (or strip) of each page, in channel order: what planar (separate)
     // samples would list
     let per_page = (first.height.div_ceil(first.tile_height.max(1)) * first.width.div_ceil(first.tile_width.max(1))) as usize;
     let mut offsets = Vec::with_capacity(per_page * c);
     let mut counts = Vec::with_capacity(per_page * c);
-    for p in pages {
+    for p in &pages {
         if p.offsets.len() < per_page || p.byte_counts.len() < per_page {
             return Err(ConvertError::input(format!(
                 "{file}: {}: {per_page} {}s needed but {} offsets given",
@@ -178,7 +425,10 @@ fn join_channel_pages(tiff: &Tiff, dims: &Dimensions) -> Result<Page> {
         counts.extend_from_slice(&p.byte_counts[..per_page]);
     }
     let mut joined = first.clone();
-    joined.label = format!("pages 0–{} ({c} channels)", c - 1);
+    joined.label = match indices.windows(2).all(|w| w[1] == w[0] + 1) {
+        true => format!("pages {}–{} ({c} channels)", indices[0], indices[c - 1]),
+        false => format!("pages {} ({c} channels)", indices.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    };
     joined.samples_per_pixel = c as u64;
     joined.bits_per_sample = pages.iter().map(|p| p.bits_per_sample[0]).collect();
     joined.planar = 2;
@@ -290,6 +540,20 @@ mod tests {
         let p = pixel_size_from_description(Some(d)).unwrap();
         assert!((p.x - 5e-4).abs() < 1e-12 && p.x == p.y);
         assert!(ome_pixels("<OME><PixelsX a='1'/></OME>").is_none());
+    }
+
+    #[test]
+    fn bio_formats_tiff_data_one_per_plane() {
+        // Bio-Formats writes a TiffData per plane, with a UUID naming the file
+        let d = r#"<OME><Image><Pixels DimensionOrder="XYCZT" SizeC="2" SizeZ="3" SizeT="1" PhysicalSizeZ="500" PhysicalSizeZUnit="nm" TimeIncrement="250" TimeIncrementUnit="ms"><Channel Name="A &amp; B" Color="-16776961" SamplesPerPixel="1"/><Channel SamplesPerPixel="1"><LightPath/></Channel><TiffData FirstC="1" FirstT="0" FirstZ="2" IFD="5" PlaneCount="1"><UUID FileName="x.ome.tif">urn:uuid:1</UUID></TiffData><TiffData IFD="0" PlaneCount="5"/></Pixels></Image></OME>"#;
+        let dims = image_dimensions(Some(d)).unwrap();
+        assert_eq!((dims.c, dims.z, dims.t, dims.order.as_str()), (2, 3, 1, "CZT"));
+        assert_eq!(dims.tiff_data[0], TiffData { ifd: 5, first: (2, 1, 0), count: Some(1), file_name: Some("x.ome.tif".into()) });
+        assert_eq!(dims.tiff_data[1], TiffData { ifd: 0, first: (0, 0, 0), count: Some(5), file_name: None });
+        assert_eq!(dims.z_spacing, Some(Spacing { value: 0.5, unit: "micrometer" }));
+        assert_eq!(dims.t_increment, Some(Spacing { value: 250.0, unit: "millisecond" }));
+        assert_eq!(dims.channels[0], ChannelInfo { name: Some("A & B".into()), color: Some("FF0000".into()) });
+        assert_eq!(dims.channels[1], ChannelInfo::default());
     }
 
     #[test]

@@ -11,7 +11,8 @@ mod tiles;
 
 use super::error::{ConvertError, Result};
 use super::options::{ConvertOptions, Rescale};
-use super::source::{ImageInfo, ReadAt, RowSource};
+use super::source::{ImageInfo, ReadAt, RowSource, StackPlanes};
+use super::stack::Stack;
 use super::tile_copy::TileJob;
 
 pub use ifd::Tiff;
@@ -23,6 +24,9 @@ pub use decode::{decode_j2k, decompress};
 pub enum Opened<'a> {
     /// rows of decoded samples, through the pipeline like any image
     Rows(Box<dyn RowSource + 'a>),
+    /// the first plane's rows, the rest of the planes, and the stack they make (also for a
+    /// single plane whose description names its channels)
+    Stack(Box<dyn RowSource + 'a>, Box<dyn StackPlanes<'a> + 'a>, Stack),
     /// JPEG tiles copied into level 0
     Tiles(Box<TileJob<'a>>, Vec<String>),
 }
@@ -31,8 +35,9 @@ pub enum Opened<'a> {
 pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, rescale: Option<Rescale>) -> Result<Opened<'a>> {
     let tiff = Tiff::open(input, file)?;
     let mut warnings = Vec::new();
-    let page = image::image_page(&tiff, &mut warnings)?;
-    if page.compression == 7 {
+    let chosen = image::choose(&tiff, &mut warnings)?;
+    let page = chosen.page.clone();
+    if page.compression == 7 && !chosen.stack.is_stack() {
         let job = tiles::prepare(tiff, page, options, &mut warnings)?;
         return Ok(Opened::Tiles(Box::new(job), warnings));
     }
@@ -46,6 +51,12 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
         pixel_size: pixel.map(|p| p.x),
         summary: Some(image::source_summary(&tiff, &page, pixel)),
     };
+    if chosen.stack.is_stack() && matches!(page.compression, 6 | 7) {
+        return Err(ConvertError::input(format!(
+            "{file}: the planes of this stack are JPEG-compressed; this converter reads a z-stack or time series \
+             from uncompressed, LZW, Deflate, PackBits or JPEG 2000 pages"
+        )));
+    }
     if page.compression == 6 {
         let source = ojpeg::open(&tiff, &page)?;
         if rescale.is_some() {
@@ -53,5 +64,11 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
         }
         return Ok(Opened::Rows(Box::new(ojpeg::OldJpegRows::new(source, info, warnings))));
     }
-    Ok(Opened::Rows(Box::new(rows::TiffRows::open(tiff, page, info, rescale, warnings)?)))
+    let image::Chosen { stack, planes, .. } = chosen;
+    if planes.len() == 1 && stack.channels.is_empty() {
+        return Ok(Opened::Rows(Box::new(rows::TiffRows::open(tiff, page, info, rescale, warnings)?)));
+    }
+    let more = rows::TiffPlanes::new(tiff, planes, stack.z, info, rescale)?;
+    let first = more.open_plane(0, warnings)?;
+    Ok(Opened::Stack(first, Box::new(more), stack))
 }

@@ -5,10 +5,11 @@
 
 use super::super::error::{ConvertError, Result};
 use super::super::options::{Rescale, Window};
-use super::super::source::{luma, ImageInfo, RowSource, RowsEnd, TileGrid};
+use super::super::source::{luma, ImageInfo, RowSource, RowsEnd, StackPlanes, TileGrid};
+use super::super::stack::PlaneIndex;
 use super::decode::{decode_j2k, decoded_compression, decompress, j2k_compression, samples16, undo_predictor8, ycbcr_block_bytes, YcbcrToRgb};
 use super::ifd::{compression_name, photometric_name, Page, Tiff};
-use super::image::check_uint8;
+use super::image::{check_uint8, join_pages};
 
 /// The largest tile or strip: 64 Mi samples' bytes (8192² 8-bit pixels).
 const MAX_TILE_BYTES: u64 = 1 << 26;
@@ -289,5 +290,52 @@ impl RowSource for TiffRows<'_> {
             sink(&band[..rows_here * width * c_out], rows_here)?;
         }
         Ok(RowsEnd::Done(Vec::new()))
+    }
+}
+
+/// The planes of a stack, each read as [`TiffRows`] over its own pages, one at a time.
+pub struct TiffPlanes<'a> {
+    tiff: Tiff<'a>,
+    /// per plane, time points outermost: the page index of each channel
+    planes: Vec<Vec<usize>>,
+    z: u32,
+    info: ImageInfo,
+    /// the same for every plane: `--rescale auto` becomes the whole stack's range
+    rescale: Option<Rescale>,
+}
+
+impl<'a> TiffPlanes<'a> {
+    pub fn new(tiff: Tiff<'a>, planes: Vec<Vec<usize>>, z: u32, info: ImageInfo, rescale: Option<Rescale>) -> Result<TiffPlanes<'a>> {
+        let mut stack = TiffPlanes { tiff, planes, z, info, rescale };
+        if rescale == Some(Rescale::Auto) {
+            // a first pass over every plane for the stack's own range
+            let (mut min, mut max) = (u16::MAX, 0u16);
+            for i in 0..stack.planes.len() {
+                let rows = stack.rows(i, Some(Rescale::Window(Window { min: 0, max: 1 })), Vec::new())?;
+                let (lo, hi) = rows.sample_range()?;
+                (min, max) = (min.min(lo), max.max(hi));
+            }
+            stack.rescale = Some(Rescale::Window(Window { min, max: max.max(min.saturating_add(1)) }));
+        }
+        Ok(stack)
+    }
+
+    fn rows(&self, i: usize, rescale: Option<Rescale>, warnings: Vec<String>) -> Result<TiffRows<'a>> {
+        let page = join_pages(&self.tiff, &self.planes[i], "the description")?;
+        // the pages are not needed to read a page's blocks
+        let t = &self.tiff;
+        let tiff = Tiff { input: t.input, file: t.file.clone(), size: t.size, big: t.big, little_endian: t.little_endian, pages: Vec::new() };
+        TiffRows::open(tiff, page, self.info.clone(), rescale, warnings)
+    }
+
+    /// Plane `i` (in stack order) as rows, with the warnings known before reading.
+    pub fn open_plane(&self, i: usize, warnings: Vec<String>) -> Result<Box<dyn RowSource + 'a>> {
+        Ok(Box::new(self.rows(i, self.rescale, warnings)?))
+    }
+}
+
+impl<'a> StackPlanes<'a> for TiffPlanes<'a> {
+    fn open(&self, at: PlaneIndex) -> Result<Box<dyn RowSource + 'a>> {
+        self.open_plane((at.t * self.z + at.z) as usize, Vec::new())
     }
 }

@@ -1,0 +1,120 @@
+"""Stacks in: z-stacks and time series with channels, written at test time by tifffile as an
+OME-TIFF (TCZYX, one TiffData) and as an ImageJ hyperstack (TZCYX). Both packages write the
+same store; zarr-python reads back every axis in OME-Zarr's order with its size, its physical
+size and unit, the channel names, and level 0 within JPEG tolerance of tifffile's read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tifffile
+import zarr
+
+import zarr_jpeg
+from test_convert import assert_same_store, node_convert, script_convert
+
+T, C, Z, H, W = 2, 3, 4, 150, 210
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    mse = np.mean((a.astype(float) - b.astype(float)) ** 2)
+    return float("inf") if mse == 0 else 10 * np.log10(255**2 / mse)
+
+
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("stacks")
+    rng = np.random.default_rng(7)
+    y, x = np.mgrid[0:H, 0:W]
+    # each plane differs (a plane read from the wrong page would show)
+    data = np.array([[[(np.sin(x / (9 + c) + t) + np.cos(y / 13 + z)) * 50 + 40 * c + 60 + rng.normal(0, 3, (H, W))
+                       for z in range(Z)] for c in range(C)] for t in range(T)]).clip(0, 255).astype(np.uint8)
+    tifffile.imwrite(d / "tczyx.ome.tif", data, ome=True, photometric="minisblack", tile=(64, 64), compression="zlib",
+                     metadata={"axes": "TCZYX", "PhysicalSizeX": 0.5, "PhysicalSizeY": 0.5, "PhysicalSizeZ": 2.0,
+                               "PhysicalSizeZUnit": "µm", "TimeIncrement": 30.0, "TimeIncrementUnit": "s",
+                               "Channel": {"Name": ["DAPI", "GFP", "RFP"]}})
+    # ImageJ's page order is TZC; the array is TZCYX
+    tifffile.imwrite(d / "hyperstack.tif", np.moveaxis(data, 1, 2), imagej=True,
+                     metadata={"axes": "TZCYX", "spacing": 2.0, "unit": "um", "finterval": 30.0})
+    # a z-series of RGB planes
+    rgb = np.stack([np.dstack([data[0, 0, z], data[0, 1, z], data[0, 2, z]]) for z in range(Z)])
+    tifffile.imwrite(d / "rgb-z.ome.tif", rgb, ome=True, photometric="rgb", metadata={"axes": "ZYXS"})
+    return d
+
+
+def expected(d: Path, name: str) -> np.ndarray:
+    read = tifffile.imread(d / name)
+    if name == "hyperstack.tif":
+        return np.moveaxis(read, 2, 1)  # TZCYX → TCZYX
+    return read
+
+
+@pytest.mark.parametrize("name", ["tczyx.ome.tif", "hyperstack.tif"])
+def test_every_axis_reads_back_in_zarr_python(stacks: Path, tmp: Path, name: str) -> None:
+    zarr_jpeg.convert(stacks / name, tmp / "out.zarr", chunk=64, progress=False)
+    group = zarr.open_group(tmp / "out.zarr", mode="r")
+    ms = group.attrs["ome"]["multiscales"][0]
+    assert [a["name"] for a in ms["axes"]] == ["t", "c", "z", "y", "x"]
+    assert [a["type"] for a in ms["axes"]] == ["time", "channel", "space", "space", "space"]
+    assert ms["axes"][0]["unit"] == "second" and ms["axes"][2]["unit"] == "micrometer"
+    scales = [d["coordinateTransformations"][0]["scale"] for d in ms["datasets"]]
+    xy = 0.5 if name.endswith(".ome.tif") else 1.0
+    assert scales[0] == [30, 1, 2, xy, xy]
+    assert scales[1] == [30, 1, 2, 2 * xy, 2 * xy]
+    level0 = group["0"]
+    assert level0.shape == (T, C, Z, H, W)
+    assert level0.chunks == (1, 1, 1, 64, 64)
+    assert level0.metadata.dimension_names == ("t", "c", "z", "y", "x")
+    source = expected(stacks, name)
+    got = level0[:]
+    assert psnr(got, source) >= 35
+    # each plane is its own: none is another's
+    for t in range(T):
+        for c in range(C):
+            for z in range(Z):
+                assert psnr(got[t, c, z], source[t, c, z]) >= 35, (t, c, z)
+    level1 = group["1"][:]
+    assert level1.shape == (T, C, Z, H // 2, W // 2)
+    mean = source[..., 0::2, 0::2] / 4 + source[..., 1::2, 0::2] / 4 + source[..., 0::2, 1::2] / 4 + source[..., 1::2, 1::2] / 4
+    assert psnr(level1, mean) >= 35
+    if name.endswith(".ome.tif"):
+        assert [ch["label"] for ch in group.attrs["ome"]["omero"]["channels"]] == ["DAPI", "GFP", "RFP"]
+
+
+def test_an_rgb_z_series_keeps_its_colour(stacks: Path, tmp: Path) -> None:
+    zarr_jpeg.convert(stacks / "rgb-z.ome.tif", tmp / "out.zarr", progress=False)
+    group = zarr.open_group(tmp / "out.zarr", mode="r")
+    assert [a["name"] for a in group.attrs["ome"]["multiscales"][0]["axes"]] == ["c", "z", "y", "x"]
+    got = group["0"][:]
+    assert got.shape == (3, Z, H, W)
+    assert psnr(np.moveaxis(got, 0, -1), expected(stacks, "rgb-z.ome.tif")) >= 35
+
+
+@pytest.mark.parametrize("name,args", [("tczyx.ome.tif", ["--chunk", "64"]), ("hyperstack.tif", ["--shard", "512"]),
+                                       ("rgb-z.ome.tif", [])])
+def test_the_npm_cli_writes_the_same_store(stacks: Path, tmp: Path, name: str, args: list[str]) -> None:
+    js = node_convert(stacks / name, tmp / "js.zarr", [*args, "--quiet"])
+    assert js.returncode == 0, js.stderr
+    py = script_convert(stacks / name, tmp / "py.zarr", [*args, "--quiet"])
+    assert py.returncode == 0, py.stderr
+    assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
+
+
+def test_the_reshape_codec_writes_and_reads_5d_jpeg_chunks_in_zarr_python(tmp: Path) -> None:
+    """zarr-python writes a (t, c, z, y, x) array through reshape + jpeg and reads it back;
+    a shape whose product differs is refused by name."""
+    data = (np.arange(2 * 3 * 64 * 64).reshape(2, 1, 3, 64, 64) % 251).astype(np.uint8)
+    array = zarr.create_array(tmp / "a.zarr", shape=data.shape, chunks=(1, 1, 1, 32, 64), dtype="uint8",
+                              filters=[zarr_jpeg.ReshapeCodec(shape=[[0, 1, 2, 3], 64])],
+                              serializer=zarr_jpeg.JpegCodec(quality=100, encoded_color_space="grayscale"))
+    array[:] = data
+    again = zarr.open_array(tmp / "a.zarr", mode="r")
+    assert isinstance(again.metadata.codecs[0], zarr_jpeg.ReshapeCodec)
+    assert psnr(again[:], data) >= 45
+    assert zarr_jpeg.ReshapeCodec(shape=[-1, 64]).to_dict() == {"name": "reshape", "configuration": {"shape": [-1, 64]}}
+    with pytest.raises(zarr_jpeg.JpegError, match=r"reshape: .*prod\(output\) = 4096 != prod\(input\) = 2048"):
+        zarr_jpeg._reshape.reshape_shape([64, 64], (1, 1, 1, 32, 64))
+    with pytest.raises(zarr_jpeg.JpegError, match="-1 must occur at most once"):
+        zarr_jpeg._reshape.reshape_shape([-1, -1], (4, 4))
