@@ -144,3 +144,34 @@ test("grayscale (cell.png, 550 × 660: partial edge tiles): every tile of every 
   const dir = convertSample("cell.png", "cell-gray", "--chunk", "128");
   await checkStore(dir, "cell.png", { channels: 1, arrayCodec: ["jpeg"] });
 });
+
+test("a t × c × z stack (OME-TIFF by tifffile, reshape + jpeg): Viv's labels, and every plane's tiles equal zarrita's read", async () => {
+  const { PYTHON } = await import("./helpers/python.mjs");
+  const input = path.join(tmp, "stack.ome.tif");
+  execFileSync(PYTHON, ["-c", `
+import sys, numpy as np, tifffile
+y, x = np.mgrid[0:150, 0:170]
+d = np.array([[[(np.sin(x / (6 + c) + t) + np.cos(y / 9 + z)) * 60 + 40 * c + 70 for z in range(3)] for c in range(2)] for t in range(2)])
+tifffile.imwrite(sys.argv[1], d.clip(0, 255).astype(np.uint8), ome=True, photometric="minisblack", metadata={"axes": "TCZYX", "PhysicalSizeZ": 2.0})
+`, input]);
+  const dir = path.join(tmp, "stack.zarr");
+  execFileSync(process.execPath, [path.join(root, "dist/cli.js"), "convert", input, dir, "--chunk", "64", "--quiet"], { stdio: "pipe" });
+  const { data: pyramid } = await loadOmeZarrFromStore(new FileSystemStore(dir));
+  assert.ok(pyramid.length >= 2);
+  const level0 = pyramid[0];
+  assert.deepEqual(level0.labels, ["t", "c", "z", "y", "x"]);
+  assert.deepEqual(level0.shape, [2, 2, 3, 150, 170]);
+  const whole = await zarr.get(await zarr.open(zarr.root(new FileSystemStore(dir)).resolve("0"), { kind: "array" }));
+  const [st, sc, sz, sy, sx] = whole.stride;
+  for (let t = 0; t < 2; t++)
+    for (let c = 0; c < 2; c++)
+      for (let z = 0; z < 3; z++) {
+        const tile = await level0.getTile({ x: 1, y: 1, selection: { t, c, z } });
+        const size = level0.tileSize;
+        const expected = new Uint8Array(tile.width * tile.height);
+        for (let yy = 0; yy < tile.height; yy++)
+          for (let xx = 0; xx < tile.width; xx++)
+            expected[yy * tile.width + xx] = whole.data[t * st + c * sc + z * sz + (size + yy) * sy + (size + xx) * sx];
+        assert.deepEqual(tile.data, expected, `tile (1, 1) of t=${t} c=${c} z=${z}`);
+      }
+});
