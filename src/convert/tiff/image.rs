@@ -66,6 +66,8 @@ pub struct Dimensions {
     pub z_spacing: Option<Spacing>,
     pub t_increment: Option<Spacing>,
     pub channels: Vec<ChannelInfo>,
+    /// OME-XML's Channel gives no SamplesPerPixel (`c` is then SizeC as it stands)
+    pub samples_unstated: bool,
 }
 
 /// An OME-XML `<TiffData IFD FirstZ FirstC FirstT PlaneCount>`: `count` planes (None: all)
@@ -156,6 +158,7 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
             z: digits(attribute(pixels, "SizeZ")),
             t: digits(attribute(pixels, "SizeT")),
             source: "OME-XML",
+            samples_unstated: attribute(channel, "SamplesPerPixel").is_none(),
             order: order.trim_start_matches("XY").to_string(),
             tiff_data,
             z_spacing: spacing_micrometres(attribute(pixels, "PhysicalSizeZ"), attribute(pixels, "PhysicalSizeZUnit")),
@@ -185,6 +188,7 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
             z: value("slices"),
             t: value("frames"),
             source: "the ImageJ description",
+            samples_unstated: false,
             // ImageJ's hyperstacks: channels fastest, then slices, then frames
             order: "CZT".into(),
             tiff_data: Vec::new(),
@@ -243,6 +247,12 @@ pub fn choose(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Chosen> {
     let total = d.c * d.z * d.t;
     if total > super::ifd::MAX_PAGES as u64 {
         return Err(too_many("planes", total));
+    }
+    let mut d = d;
+    let spp = first.samples_per_pixel.max(1);
+    if d.samples_unstated && spp > 1 && d.c % spp == 0 {
+        // SizeC counts samples, and the Channel does not say how many a page holds: the page does
+        d.c /= spp;
     }
     let pages = plane_pages(tiff, &d)?;
     let stack = Stack {
