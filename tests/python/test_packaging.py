@@ -26,8 +26,9 @@ def test_maturin_builds_a_wheel_with_stubs_and_the_entry_point(tmp):
                 "zarr_jpeg/_zarr_jpeg.pyi", "zarr_jpeg/py.typed"} <= names
         assert any(n.startswith("zarr_jpeg/_zarr_jpeg.") and n.endswith(".so") for n in names)
         info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-        # the codec for zarr-python, and the converter's console script
+        # the codecs for zarr-python (jpeg, and the reshape it lacks), and the converter's console script
         assert z.read(info).decode().split() == [
-            "[console_scripts]", "zarr-jpeg=zarr_jpeg.cli:main", "[zarr.codecs]", "jpeg=zarr_jpeg:JpegCodec"]
+            "[console_scripts]", "zarr-jpeg=zarr_jpeg.cli:main", "[zarr.codecs]", "jpeg=zarr_jpeg:JpegCodec",
+            "reshape=zarr_jpeg:ReshapeCodec"]
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         assert "Name: zarr-jpeg" in meta and "Requires-Python: >=3.11" in meta and "Requires-Dist: zarr>=3.1" in meta

@@ -55,8 +55,13 @@ def test_validate_refuses_other_data_types_and_chunk_shapes_the_spec_refuses():
         zarr.create_array(store, name="b", shape=(64, 64, 4), chunks=(32, 32, 4), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
     with pytest.raises(ValueError, match="has 3 components but encoded_color_space \"grayscale\" stores 1"):
         zarr.create_array(store, name="c", shape=(64, 64, 3), chunks=(32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="grayscale"), compressors=None)
+    # a 4-D chunk could be reshaped by a codec before jpeg (validate() sees the array's shape,
+    # not the codecs before it), so without one it is refused when a chunk is written
+    d = zarr.create_array(store, name="d", shape=(2, 64, 64, 3), chunks=(1, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
     with pytest.raises(ValueError, match="is 4-D"):
-        zarr.create_array(store, name="d", shape=(2, 64, 64, 3), chunks=(1, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
+        d[:] = 7  # (not the fill value: zarr-python does not write empty chunks)
+    with pytest.raises(ValueError, match="is 4-D"):
+        zarr.create_array(store, name="d2", shape=(2, 64, 64, 3), chunks=(2, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
     # (3, H, W) with a transpose codec before jpeg: the codec sees (H, W, 3)
     a = zarr.create_array(store, name="e", shape=(3, 40, 50), chunks=(3, 32, 32), dtype="uint8", filters=[TransposeCodec(order=(1, 2, 0))], serializer=JpegCodec(**C420), compressors=None)
     image = rgb_image(40, 50)
