@@ -118,3 +118,16 @@ def test_the_reshape_codec_writes_and_reads_5d_jpeg_chunks_in_zarr_python(tmp: P
         zarr_jpeg._reshape.reshape_shape([64, 64], (1, 1, 1, 32, 64))
     with pytest.raises(zarr_jpeg.JpegError, match="-1 must occur at most once"):
         zarr_jpeg._reshape.reshape_shape([-1, -1], (4, 4))
+
+
+def test_ome_xml_without_samples_per_pixel_over_rgb_pages_is_one_colour_image(tmp: Path) -> None:
+    """SizeC="3" with a Channel that does not say how many samples a page holds, over one RGB
+    page: the page's three samples are the three channels (one colour image, not channel pages)."""
+    rng = np.random.default_rng(3)
+    rgb = rng.integers(60, 200, (96, 128, 3)).astype(np.uint8)
+    description = '<OME><Image><Pixels DimensionOrder="XYCZT" SizeC="3" SizeZ="1" SizeT="1"><Channel/></Pixels></Image></OME>'
+    tifffile.imwrite(tmp / "rgb.ome.tif", rgb, photometric="rgb", metadata=None, description=description)
+    zarr_jpeg.convert(tmp / "rgb.ome.tif", tmp / "out.zarr", quality=100, subsampling="4:4:4", progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")
+    assert level0.shape == (3, 96, 128)
+    assert psnr(np.moveaxis(level0[:], 0, -1), rgb) >= 35
