@@ -92,24 +92,20 @@ fn transpose(order: &[u32]) -> V {
 
 /// The codecs of a chunk: the jpeg codec takes (y, x) or (y, x, 3), so a channel-first chunk
 /// is transposed to channels last, and a stack's chunk, with its axes of length 1 (t, z, a
-/// grayscale plane's c), is reshaped to an image.
+/// grayscale plane's c), is reshaped to an image (which also drops a grayscale c: no transpose).
 fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
     let names = dimension_names(plan);
-    let c = names.iter().position(|&n| n == "c");
-    let transposed = c.filter(|&c| plan.planes == 1 && c + 1 != names.len());
-    if !plan.stack.is_stack() {
-        return match c {
-            Some(c) if c + 1 != names.len() => vec![transpose(&[1, 2, 0]), jpeg],
-            _ => vec![jpeg],
-        };
-    }
-    let mut codecs = Vec::new();
-    if let Some(c) = transposed {
+    let reshaped = plan.stack.is_stack();
+    let mut codecs = Vec::with_capacity(3);
+    let c = names.iter().position(|&n| n == "c").filter(|&c| c + 1 != names.len() && (plan.planes == 1 || !reshaped));
+    if let Some(c) = c {
         let order: Vec<u32> = (0..names.len() as u32).filter(|&i| i as usize != c).chain([c as u32]).collect();
         codecs.push(transpose(&order));
     }
-    let image = if plan.planes == 1 && plan.components == 3 { vec![chunk.0, chunk.1, 3] } else { vec![chunk.0, chunk.1] };
-    codecs.push(obj(vec![("name", s("reshape")), ("configuration", obj(vec![("shape", nums(&image))]))]));
+    if reshaped {
+        let image = if plan.planes == 1 && plan.components == 3 { vec![chunk.0, chunk.1, 3] } else { vec![chunk.0, chunk.1] };
+        codecs.push(obj(vec![("name", s("reshape")), ("configuration", obj(vec![("shape", nums(&image))]))]));
+    }
     codecs.push(jpeg);
     codecs
 }

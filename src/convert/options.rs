@@ -57,6 +57,11 @@ pub struct Window {
 }
 
 impl Window {
+    /// The window over samples from `min` to `max` (at least one value wide).
+    pub fn of_range(min: u16, max: u16) -> Window {
+        Window { min, max: max.max(min.saturating_add(1)) }
+    }
+
     /// A sample mapped to 0–255: the window's ends to 0 and 255, linearly between, rounded.
     pub fn map(&self, v: u16) -> u8 {
         if v <= self.min {

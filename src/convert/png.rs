@@ -160,7 +160,7 @@ impl<'a> PngSource<'a> {
             Some(Rescale::Auto) => {
                 // a first pass over every row for the image's own range
                 let (min, max) = source.sample_range()?;
-                Some(Window { min, max: max.max(min.saturating_add(1)) })
+                Some(Window::of_range(min, max))
             }
         };
         Ok(source)

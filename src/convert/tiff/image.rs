@@ -15,6 +15,11 @@ use crate::ConfigValue as V;
 
 /// The first start tag `<[prefix:]Name …>` in `text`.
 fn start_tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    find_start_tag(text, name).map(|(_, tag)| tag)
+}
+
+/// The first start tag `<[prefix:]Name …>` in `text`, and where it starts.
+fn find_start_tag<'t>(text: &'t str, name: &str) -> Option<(usize, &'t str)> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
     let mut from = 0;
     while let Some(at) = text[from..].find('<') {
@@ -24,7 +29,7 @@ fn start_tag<'t>(text: &'t str, name: &str) -> Option<&'t str> {
         let word = &rest[..end.unwrap_or(rest.len())];
         if end.is_some() && word.rsplit(':').next() == Some(name) {
             let close = text[start..].find('>').map_or(text.len(), |e| start + e + 1);
-            return Some(&text[start..close]);
+            return Some((start, &text[start..close]));
         }
         from = start + 1;
     }
@@ -83,20 +88,19 @@ pub struct TiffData {
 
 /// The part of an OME-XML description inside the first image's `<Pixels>` element.
 fn pixels_element(description: &str) -> &str {
-    let Some(at) = description.find(ome_pixels(description).unwrap_or("\u{0}")) else { return "" };
+    let Some((at, _)) = find_start_tag(description, "Pixels") else { return "" };
     let rest = &description[at..];
     let end = rest.find("Pixels>").map_or(rest.len(), |e| e + 7);
     &rest[..end]
 }
 
-/// Every start tag `<[prefix:]Name …>` in `text`, in order.
-fn start_tags<'t>(text: &'t str, name: &str) -> Vec<&'t str> {
+/// Every start tag `<[prefix:]Name …>` in `text`, in order, with the offset just past it.
+fn start_tags<'t>(text: &'t str, name: &str) -> Vec<(usize, &'t str)> {
     let mut tags = Vec::new();
     let mut from = 0;
-    while let Some(tag) = start_tag(&text[from..], name) {
-        let at = from + text[from..].find(tag).unwrap_or(0);
-        tags.push(tag);
-        from = at + tag.len();
+    while let Some((at, tag)) = find_start_tag(&text[from..], name) {
+        from += at + tag.len();
+        tags.push((from, tag));
     }
     tags
 }
@@ -106,10 +110,18 @@ fn count_attribute(tag: &str, name: &str) -> Option<u64> {
     attribute(tag, name).and_then(|v| v.trim().parse().ok())
 }
 
+/// A positive length in `unit` (µm unless given), as micrometres.
 fn spacing_micrometres(value: Option<&str>, unit: Option<&str>) -> Option<Spacing> {
     let value = value.map_or(f64::NAN, js_number);
     let factor = micrometres_per(unit.unwrap_or("µm"))?;
     (value.is_finite() && value > 0.0).then_some(Spacing { value: value * factor, unit: "micrometer" })
+}
+
+/// A positive time in `unit` (seconds unless given), with the unit's OME-Zarr name.
+fn time_spacing(value: Option<&str>, unit: Option<&str>) -> Option<Spacing> {
+    let value = value.map_or(f64::NAN, js_number);
+    let unit = time_unit_name(unit.unwrap_or("s"))?;
+    (value.is_finite() && value > 0.0).then_some(Spacing { value, unit })
 }
 
 fn digits(v: Option<&str>) -> u64 {
@@ -125,15 +137,14 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
     if description.contains("<OME") {
         let pixels = ome_pixels(description)?;
         let element = pixels_element(description);
-        let channel_tags = start_tags(element, "Channel");
+        let channel_tags: Vec<&str> = start_tags(element, "Channel").into_iter().map(|(_, tag)| tag).collect();
         let channel = channel_tags.first().copied().unwrap_or("");
         // SizeC counts samples: an RGB channel (SamplesPerPixel 3) is one page of three samples
         let samples = digits(attribute(channel, "SamplesPerPixel")).max(1);
         let order = attribute(pixels, "DimensionOrder").unwrap_or("XYZCT");
         let tiff_data = start_tags(element, "TiffData")
             .into_iter()
-            .map(|tag| {
-                let at = element.find(tag).unwrap_or(0) + tag.len();
+            .map(|(at, tag)| {
                 // a <UUID FileName=…> child, before the element closes
                 let inside = if tag.ends_with("/>") { "" } else { &element[at..at + element[at..].find("TiffData>").unwrap_or(0)] };
                 TiffData {
@@ -148,11 +159,7 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
                 }
             })
             .collect();
-        let time_unit = attribute(pixels, "TimeIncrementUnit").unwrap_or("s");
-        let t_increment = attribute(pixels, "TimeIncrement")
-            .map(js_number)
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .and_then(|value| Some(Spacing { value, unit: time_unit_name(time_unit)? }));
+        let t_increment = time_spacing(attribute(pixels, "TimeIncrement"), attribute(pixels, "TimeIncrementUnit"));
         return Some(Dimensions {
             c: (digits(attribute(pixels, "SizeC")) / samples).max(1),
             z: digits(attribute(pixels, "SizeZ")),
@@ -179,10 +186,7 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
         let value = |name: &str| line(name).map_or(1, |v| digits(Some(v)));
         let unit = line("unit").map(|u| if u == "micron" || u == "\\u00B5m" { "µm" } else { u });
         let z_spacing = spacing_micrometres(line("spacing"), unit);
-        let t_increment = line("finterval")
-            .map(js_number)
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .and_then(|value| Some(Spacing { value, unit: time_unit_name(line("tunit").unwrap_or("s"))? }));
+        let t_increment = time_spacing(line("finterval"), line("tunit"));
         return Some(Dimensions {
             c: value("channels"),
             z: value("slices"),
@@ -254,7 +258,7 @@ pub fn choose(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Chosen> {
         // SizeC counts samples, and the Channel does not say how many a page holds: the page does
         d.c /= spp;
     }
-    let pages = plane_pages(tiff, &d)?;
+    let planes = plane_pages(tiff, &d)?;
     let stack = Stack {
         t: d.t as u32,
         z: d.z as u32,
@@ -262,10 +266,6 @@ pub fn choose(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Chosen> {
         t_increment: d.t_increment.clone(),
         channels: if d.c > 1 { d.channels.clone() } else { Vec::new() },
     };
-    let planes: Vec<Vec<usize>> = stack
-        .planes()
-        .map(|at| (0..d.c).map(|c| pages[(u64::from(at.t) * d.z * d.c + u64::from(at.z) * d.c + c) as usize]).collect())
-        .collect();
     let page = join_pages(tiff, &planes[0], d.source)?;
     // every plane's pages must be alike for the planes to be one array
     for (plane, at) in planes.iter().zip(stack.planes()).skip(1) {
@@ -276,9 +276,9 @@ pub fn choose(tiff: &Tiff, warnings: &mut Vec<String>) -> Result<Chosen> {
     Ok(Chosen { page, stack, planes })
 }
 
-/// The page index of each plane (t, z, c; c fastest) from the description's order and
-/// `TiffData` mapping, checked against the IFDs the file has.
-fn plane_pages(tiff: &Tiff, d: &Dimensions) -> Result<Vec<usize>> {
+/// Per plane (time points outermost, then z), the page index of each channel, from the
+/// description's order and `TiffData` mapping, checked against the IFDs the file has.
+fn plane_pages(tiff: &Tiff, d: &Dimensions) -> Result<Vec<Vec<usize>>> {
     let file = &tiff.file;
     let ifds = tiff.pages.len() as u64;
     let total = d.c * d.z * d.t;
@@ -346,22 +346,18 @@ fn plane_pages(tiff: &Tiff, d: &Dimensions) -> Result<Vec<usize>> {
             ifd_of[(start + k) as usize] = Some(td.ifd + k);
         }
     }
-    let mut pages = Vec::with_capacity(total as usize);
+    let mut planes = Vec::with_capacity((d.t * d.z) as usize);
     for t in 0..d.t {
         for z in 0..d.z {
-            for c in 0..d.c {
-                match ifd_of[order_index((z, c, t)) as usize] {
-                    Some(ifd) => pages.push(ifd as usize),
-                    None => {
-                        return Err(ConvertError::input(format!(
-                            "{file}: the OME-XML's TiffData elements give no IFD for plane Z {z}, C {c}, T {t}"
-                        )))
-                    }
-                }
-            }
+            let channels = (0..d.c).map(|c| {
+                ifd_of[order_index((z, c, t)) as usize].map(|ifd| ifd as usize).ok_or_else(|| {
+                    ConvertError::input(format!("{file}: the OME-XML's TiffData elements give no IFD for plane Z {z}, C {c}, T {t}"))
+                })
+            });
+            planes.push(channels.collect::<Result<Vec<usize>>>()?);
         }
     }
-    Ok(pages)
+    Ok(planes)
 }
 
 /// Refuses `page` (a channel or plane) unless it is stored like `first`.

@@ -117,7 +117,7 @@ impl<'a> TiffRows<'a> {
             Some(Rescale::Auto) => {
                 // a first pass over every block for the image's own range
                 let (min, max) = rows.sample_range()?;
-                Some(Window { min, max: max.max(min.saturating_add(1)) })
+                Some(Window::of_range(min, max))
             }
         };
         Ok(rows)
@@ -315,7 +315,7 @@ impl<'a> TiffPlanes<'a> {
                 let (lo, hi) = rows.sample_range()?;
                 (min, max) = (min.min(lo), max.max(hi));
             }
-            stack.rescale = Some(Rescale::Window(Window { min, max: max.max(min.saturating_add(1)) }));
+            stack.rescale = Some(Rescale::Window(Window::of_range(min, max)));
         }
         Ok(stack)
     }
