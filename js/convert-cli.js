@@ -10,7 +10,7 @@ import { convertFile, ConvertError } from "./convert-files.js";
 // encode), at least 1 and up to 8, which bounds what more could add.
 const DEFAULT_WORKERS = Math.max(1, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
-const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder> <out.zarr> [options]
+const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder|precomputed-folder> <out.zarr> [options]
 
 Writes an OME-Zarr 0.5 image: a Zarr v3 group with a pyramid of uint8 arrays
 (2× area averaging per level until the image fits one chunk), every chunk a
@@ -32,6 +32,12 @@ or strips, chunky or planar) are decoded a row of tiles at a time and encoded
 as any image. PNG (8-bit, non-interlaced) and baseline JPEG are read a band of
 rows at a time (a JPEG file is held in memory compressed); progressive JPEGs
 are decoded whole, refused if they would not fit WebAssembly's 4 GiB.
+A neuroglancer precomputed volume (a folder with an info file; "encoding":
+"jpeg", 1 or 3 channels, sharded or not): each scale becomes a level of 3-D
+chunks (z, y, x; c first for colour) stored through reshape + jpeg, its
+full-size chunks copied byte for byte, those clipped at the volume's bounds
+padded and re-encoded (--quality). Only --quality, --shard, --name and the
+encode options apply.
 
 options:
   --quality N        JPEG quality 1–100 (default ${DEFAULTS.quality})

@@ -101,7 +101,8 @@ export function commitOutput(target, temp) {
 
 /**
  * A directory's files (not hidden, sorted by name), each opened as an input with its
- * name: a DICOM series. The Rust core reads them; files that are not DICOM it skips.
+ * name: a DICOM series, or a neuroglancer precomputed volume (an info file, and folders
+ * of chunks). The Rust core reads them; files that are not DICOM it skips.
  */
 function openFolder(dir) {
   let names;
@@ -120,7 +121,14 @@ function openFolder(dir) {
     for (const f of files) f.close();
     throw error instanceof ConvertError ? error : new ConvertError(`cannot read ${dir}: ${error?.message}`, { cause: error });
   }
-  return Object.assign(files, { close: () => files.forEach((f) => f.close()) });
+  // files below the folder, opened when the core asks (a precomputed volume's chunks); the
+  // core closes each when it is done with it
+  const open = (relative) => {
+    const file = path.join(dir, ...relative.split("/"));
+    if (!fs.existsSync(file)) return null;
+    return openInput(file);
+  };
+  return Object.assign(files, { open, close: () => files.forEach((f) => f.close()) });
 }
 
 /** The input file (or a directory's files: see openFolder), read at offsets. */

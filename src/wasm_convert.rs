@@ -4,7 +4,9 @@
 //! ```js
 //! const { summary, text } = convert(
 //!   { size, read(offset, length) → Uint8Array },            // the input, or an array of
-//!                                                            // them with names: a folder's files
+//!                                                            // them with names: a folder's files,
+//!                                                            // with open(path) → input | null
+//!                                                            // for files below it (a volume's chunks)
 //!   "slide.svs", "/data/slide.zarr",                         // names, for messages and the summary
 //!   { quality: 90, shard: 4096 },                            // the CLI's options
 //!   { write(key, bytes), append(key, bytes), close(key), clear() },  // the store
@@ -38,7 +40,7 @@ use wasm_bindgen::JsCast;
 
 use crate::convert::{
     self, Batch, Conversion, ConvertError, ConvertOptions, DecodeBatch, DecodeJob, Decoded, EncodeJob, EncodedJob, Encoders,
-    Events, Progress, ReadAt, SamplesSource, StoreWriter, Summary,
+    Events, Folder, Progress, ReadAt, SamplesSource, StoreWriter, Summary,
 };
 use crate::{EncodeOptions, JpegConfig};
 use crate::js_value::{from_config_value, to_config_value};
@@ -66,10 +68,54 @@ fn js_input<'t>(input: &JsValue, thrown: &'t Thrown) -> Result<JsInput<'t>, JsVa
     Ok(JsInput { size, read: method(input, "read", true)?.expect("required"), thrown })
 }
 
-/// The input: one file, or a folder's files with their names.
+/// The input: one file, or a folder's files with their names (and how to open the files
+/// below it, when the caller can).
 enum Input<'t> {
     File(JsInput<'t>),
-    Folder(Vec<(String, JsInput<'t>)>),
+    Folder(Vec<(String, JsInput<'t>)>, Option<JsFolder<'t>>),
+}
+
+/// A folder's `open(path)` → `{ size, read, close? }` or null.
+struct JsFolder<'t> {
+    open: Function,
+    thrown: &'t Thrown,
+}
+
+/// A file opened through [`JsFolder`], closed (its `close`, if any) when dropped.
+struct OpenedFile<'t> {
+    input: JsInput<'t>,
+    object: JsValue,
+}
+
+impl ReadAt for OpenedFile<'_> {
+    fn size(&self) -> u64 {
+        self.input.size
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        self.input.read_at(offset, buf)
+    }
+}
+
+impl Drop for OpenedFile<'_> {
+    fn drop(&mut self) {
+        if let Ok(Some(close)) = method(&self.object, "close", false) {
+            let _ = close.call0(&self.object);
+        }
+    }
+}
+
+impl Folder for JsFolder<'_> {
+    fn open(&self, path: &str) -> io::Result<Option<Box<dyn ReadAt + '_>>> {
+        let got = self.open.call1(&JsValue::NULL, &JsValue::from_str(path)).map_err(|e| {
+            self.thrown.borrow_mut().get_or_insert(e);
+            io::Error::other("the folder's open callback threw")
+        })?;
+        if got.is_null() || got.is_undefined() {
+            return Ok(None);
+        }
+        let input = js_input(&got, self.thrown).map_err(|_| io::Error::other("the folder's open callback must return { size, read } or null"))?;
+        Ok(Some(Box::new(OpenedFile { input, object: got })))
+    }
 }
 
 /// `{ name, size, read }`: one file of a folder.
@@ -478,7 +524,10 @@ pub fn convert_js(
     let thrown: Thrown = RefCell::new(None);
     // an array of inputs is a folder's files: a DICOM series
     let input = match input.dyn_ref::<js_sys::Array>() {
-        Some(items) => Input::Folder(items.iter().map(|item| named_input(&item, &thrown)).collect::<Result<_, JsValue>>()?),
+        Some(items) => Input::Folder(
+            items.iter().map(|item| named_input(&item, &thrown)).collect::<Result<_, JsValue>>()?,
+            method(&input, "open", false)?.map(|open| JsFolder { open, thrown: &thrown }),
+        ),
         None => Input::File(js_input(&input, &thrown)?),
     };
     let mut seams = seams(&store, &events, &thrown)?;
@@ -486,7 +535,12 @@ pub fn convert_js(
     let encoders = js_encoders(&encoders, &thrown)?;
     let conversion = match &input {
         Input::File(reader) => Conversion::open(reader, file, &options),
-        Input::Folder(files) => Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), file, &options),
+        Input::Folder(files, opener) => Conversion::open_folder(
+            files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(),
+            file,
+            &options,
+            opener.as_ref().map(|o| o as &dyn Folder),
+        ),
     };
     run(conversion, &mut seams, encoders.as_ref(), output, &thrown)
 }

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from itertools import permutations
-from typing import TYPE_CHECKING, Any, Mapping
+from math import prod
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 from zarr.abc.codec import ArrayBytesCodec
@@ -109,15 +110,12 @@ class JpegCodec(ArrayBytesCodec):
         try:
             _native.check_chunk_shape(self._configuration, chunk_shape)
         except JpegError:
-            # zarr-python validates every codec with the array's axis order; a transpose codec
-            # before this one hands it the chunk in another. Accept the shape if some order of
-            # its axes is one the codec takes; the chunk's own shape is checked when encoding.
-            # and a reshape codec before it hands it the chunk without its axes of length 1
-            squeezed = tuple(n for n in chunk_shape if n != 1) or (1,)
-            if len(chunk_shape) > 3 and len(squeezed) <= 3:
-                if any(self._takes(p) for p in set(permutations(squeezed))):
-                    return
-            if not any(self._takes(p) for p in set(permutations(chunk_shape))):
+            # zarr-python validates every codec with the array's chunk shape, not the one the
+            # codecs before it hand on: a transpose reorders the axes, a reshape drops axes of
+            # length 1 or folds the leading axes into the image's height (a volume's z into y:
+            # (z, y, x) → (z·y, x), (z, y, x, 3) → (z·y, x, 3)). Accept the shape if one of
+            # those makes it one the codec takes; the chunk's own shape is checked when encoding.
+            if not any(self._takes(c) for c in set(_reachable(chunk_shape))):
                 raise
 
     def _takes(self, shape: tuple[int, ...]) -> bool:
@@ -144,3 +142,18 @@ class JpegCodec(ArrayBytesCodec):
 
     async def _encode_single(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
         return await asyncio.to_thread(self._encode_sync, chunk_array, chunk_spec)
+
+
+def _reachable(shape: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """The chunk shapes a transpose and a reshape before the codec can make of ``shape``: any
+    axis order, with a colour chunk's leading axes folded into its height; a grayscale chunk's
+    leading axes folded without a transpose, and only when its last axis is not a channel-like
+    length (a (y, x, 3) chunk under a grayscale configuration stays a mistake)."""
+    squeezed = tuple(n for n in shape if n != 1) or (1,)
+    for start in {shape, squeezed}:
+        if len(start) >= 3 and start[-1] > 4:
+            yield (prod(start[:-1]), start[-1])
+        for p in permutations(start):
+            yield p
+            if len(p) >= 4:
+                yield (prod(p[:-2]), p[-2], p[-1])

@@ -123,7 +123,7 @@ def convert(
     **options: Any,
 ) -> Summary:
     """Converts the image file ``src`` (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS, DICOM, or a directory holding a
-    DICOM whole-slide series) into a JPEG-compressed OME-Zarr 0.5 store
+    DICOM whole-slide series or a neuroglancer precomputed volume) into a JPEG-compressed OME-Zarr 0.5 store
     at ``dst``, a directory that must not exist (unless ``overwrite=True`` and it is a Zarr
     store or empty). The store appears whole or not at all.
 

@@ -12,6 +12,8 @@ use super::stack::{PlaneIndex, Stack};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
 use super::tile_copy::TileJob;
+use super::precomputed::{self, VolumeJob};
+use super::source::Folder;
 use super::{dicom, jpeg, json, metadata, png, tiff};
 
 /// The format its first bytes announce.
@@ -51,6 +53,8 @@ enum Job<'a> {
     Rows(Box<dyn RowSource + 'a>),
     /// a TIFF's JPEG tiles, copied
     Tiles(Box<TileJob<'a>>),
+    /// a neuroglancer precomputed volume's chunks, copied
+    Volume(Box<VolumeJob<'a>>),
 }
 
 /// A conversion whose input has been opened and whose options are resolved: what it will
@@ -105,11 +109,23 @@ impl<'a> Conversion<'a> {
         Self::from_source(source, file, options)
     }
 
-    /// Opens the files of a folder (named `folder` in messages): a DICOM whole-slide series.
-    /// Files that are not DICOM are skipped with a warning.
-    pub fn open_folder(files: Vec<(String, &'a dyn ReadAt)>, folder: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+    /// Opens the files of a folder (named `folder` in messages): a neuroglancer precomputed
+    /// volume when it has an `info` file (its chunks opened through `opener`), else a DICOM
+    /// whole-slide series, whose files that are not DICOM are skipped with a warning.
+    pub fn open_folder(
+        files: Vec<(String, &'a dyn ReadAt)>,
+        folder: &str,
+        options: &ConvertOptions,
+        opener: Option<&'a dyn Folder>,
+    ) -> Result<Conversion<'a>> {
         if files.is_empty() {
-            return Err(ConvertError::input(format!("{folder} is an empty directory; a directory is read as a DICOM series")));
+            return Err(ConvertError::input(format!(
+                "{folder} is an empty directory; a directory is read as a neuroglancer precomputed volume (with an info file) or a DICOM series"
+            )));
+        }
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        if let (true, Some(opener)) = (precomputed::is_volume(&names), opener) {
+            return Self::from_volume(VolumeJob::open(opener, folder, options)?, folder, options);
         }
         let rescale = options.rescale()?;
         let files = files.into_iter().map(|(name, input)| dicom::DicomFile { name, input }).collect();
@@ -121,6 +137,18 @@ impl<'a> Conversion<'a> {
             dicom::Opened::Rows(rows) => Self::from_source(rows, file, options),
             dicom::Opened::Tiles(job, warnings) => Self::from_tiles(job, warnings, file, options),
         }
+    }
+
+    fn from_volume(job: VolumeJob<'a>, folder: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
+        let name = match options.string("name")? {
+            Some(name) => name.to_string(),
+            None => default_name(folder.trim_end_matches(['/', '\\'])),
+        };
+        // (the volume's levels are its scales: the plan is the defaults', for callers that ask)
+        let plan = ConvertOptions::default().resolve(job.info.channels)?;
+        let pyramid = Pyramid { shapes: Vec::new(), grids: Vec::new() };
+        let channels = job.info.channels;
+        Ok(Conversion { job: Job::Volume(Box::new(job)), plan, pyramid, name, to_gray: false, channels, warnings: Vec::new(), encoders: None, more_planes: None })
     }
 
     fn from_tiles(job: Box<TileJob<'a>>, warnings: Vec<String>, file: &str, options: &ConvertOptions) -> Result<Conversion<'a>> {
@@ -224,6 +252,7 @@ impl<'a> Conversion<'a> {
         match &self.job {
             Job::Rows(source) => source.info(),
             Job::Tiles(job) => &job.info,
+            Job::Volume(job) => &job.info,
         }
     }
 
@@ -233,6 +262,7 @@ impl<'a> Conversion<'a> {
         let encoders = self.encoders.unwrap_or(&threads);
         let source = match self.job {
             Job::Tiles(job) => return job.run(writer, events, encoders, output, &self.name, self.warnings),
+            Job::Volume(job) => return job.run(writer, events, output, &self.name),
             Job::Rows(source) => source,
         };
         let mut source = source;

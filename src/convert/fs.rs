@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ConvertError, Result};
 use super::options::ConvertOptions;
-use super::source::ReadAt;
+use super::source::{Folder, ReadAt};
 use super::conversion::Conversion;
 use super::events::Events;
 use super::store::StoreWriter;
@@ -249,6 +249,28 @@ fn folder_files(path: &Path, name: &str) -> Result<Vec<(String, InputFile)>> {
         .collect()
 }
 
+/// A directory's files opened by relative path (a precomputed volume's chunks).
+struct FsFolder {
+    root: PathBuf,
+}
+
+impl Folder for FsFolder {
+    fn open(&self, path: &str) -> io::Result<Option<Box<dyn ReadAt + '_>>> {
+        let full = self.root.join(path);
+        match File::open(&full) {
+            Ok(file) => {
+                let meta = file.metadata()?;
+                if !meta.is_file() {
+                    return Err(io::Error::other("it is not a file"));
+                }
+                Ok(Some(Box::new(InputFile { file, size: meta.len() })))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// Converts the image file `input` (or the DICOM series in the directory `input`) into the
 /// store `output` with the npm CLI's options (`{"quality": 90, "shard": 4096, "overwrite":
 /// true, …}`). The store appears whole at `output` or not at all; an error names its cause.
@@ -260,10 +282,11 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
     let overwrite = options.flag("overwrite")?;
     let input_path = Path::new(input);
     // a directory is a DICOM series: each of its files opened (not read) here
-    let (files, single);
+    let (files, single, folder);
     let conversion = if fs::metadata(input_path).is_ok_and(|m| m.is_dir()) {
         files = folder_files(input_path, input)?;
-        Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), input, &options)?
+        folder = FsFolder { root: input_path.to_path_buf() };
+        Conversion::open_folder(files.iter().map(|(n, f)| (n.clone(), f as &dyn ReadAt)).collect(), input, &options, Some(&folder))?
     } else {
         single = InputFile::open(input_path, input)?;
         Conversion::open(&single, input, &options)?

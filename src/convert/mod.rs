@@ -24,6 +24,7 @@ mod levels;
 mod metadata;
 mod options;
 mod png;
+mod precomputed;
 mod pyramid;
 mod samples;
 mod source;
@@ -39,7 +40,7 @@ pub use fs::{convert_file, FsStore};
 pub use levels::{level_count, Grid, Pyramid};
 pub use options::{ChannelAxis, ConvertOptions, Plan, Rescale, Window, DEFAULT_CHUNK, DEFAULT_QUALITY, MAX_WORKERS, SUBSAMPLING};
 pub use samples::SamplesSource;
-pub use source::{ImageInfo, ReadAt, RowSource, RowsEnd};
+pub use source::{Folder, ImageInfo, ReadAt, RowSource, RowsEnd};
 pub use store::{crc32c, MemoryStore, StoreWriter};
 pub use summary::{LevelSummary, Summary};
 

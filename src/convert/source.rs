@@ -35,6 +35,13 @@ impl ReadAt for Vec<u8> {
     }
 }
 
+/// A folder's files, opened by their path within it when they are needed (a neuroglancer
+/// volume's `info` and chunk files): the IO seam for inputs that are folders of files.
+pub trait Folder {
+    /// The file at `path` ('/'-separated, relative to the folder), or None when there is none.
+    fn open(&self, path: &str) -> io::Result<Option<Box<dyn ReadAt + '_>>>;
+}
+
 /// A part of an input (`length` bytes from `offset`) as an input of its own.
 pub struct Within<'a> {
     pub input: &'a dyn ReadAt,

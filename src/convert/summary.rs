@@ -72,6 +72,8 @@ pub struct Summary {
     pub source: Option<V>,
     /// level 0 is a TIFF's tiles
     pub tiles: Option<TileCounts>,
+    /// more lines for people, after the levels (what became of a volume's chunks)
+    pub details: Vec<String>,
 }
 
 pub(super) struct Parts<'a> {
@@ -150,6 +152,7 @@ pub(super) fn build(p: Parts) -> Summary {
         format: p.info.format,
         source: p.info.summary.clone(),
         tiles: None,
+        details: Vec::new(),
     }
 }
 
@@ -301,6 +304,7 @@ impl Summary {
             mb(self.raw_bytes),
             self.ratio
         ));
+        lines.extend(self.details.iter().cloned());
         if let Some(t) = &self.tiles {
             let field = |name: &str| match &self.source {
                 Some(V::Object(m)) => m.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()),

@@ -60,17 +60,23 @@ def test_validate_refuses_other_data_types_and_chunk_shapes_the_spec_refuses():
     d = zarr.create_array(store, name="d", shape=(2, 64, 64, 3), chunks=(1, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
     with pytest.raises(ValueError, match="is 4-D"):
         d[:] = 7  # (not the fill value: zarr-python does not write empty chunks)
+    # ... as is one whose leading axes a reshape folds into the height ((z, y, x, 3) → (z·y, x, 3))
+    d2 = zarr.create_array(store, name="d2", shape=(2, 64, 64, 3), chunks=(2, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
     with pytest.raises(ValueError, match="is 4-D"):
-        zarr.create_array(store, name="d2", shape=(2, 64, 64, 3), chunks=(2, 32, 32, 3), dtype="uint8", serializer=JpegCodec(encoded_color_space="rgb"), compressors=None)
+        d2[:] = 7
     # (3, H, W) with a transpose codec before jpeg: the codec sees (H, W, 3)
     a = zarr.create_array(store, name="e", shape=(3, 40, 50), chunks=(3, 32, 32), dtype="uint8", filters=[TransposeCodec(order=(1, 2, 0))], serializer=JpegCodec(**C420), compressors=None)
     image = rgb_image(40, 50)
     a[:] = np.moveaxis(image, -1, 0)
     back = np.moveaxis(a[:], 0, -1)
     assert np.abs(back.astype(int) - image.astype(int)).mean() < 6
-    # ... without it, a chunk no axis order makes valid is refused when the array is made
+    # ... without it, a chunk no axis order or fold makes valid is refused when the array is made
+    with pytest.raises(ValueError, match="chunk shape \\[32, 32, 4\\] has 4 channels"):
+        zarr.create_array(store, name="f", shape=(40, 50, 4), chunks=(32, 32, 4), dtype="uint8", serializer=JpegCodec(encoded_color_space="grayscale"), compressors=None)
+    # ... and a (z, y, x) grayscale chunk, which a reshape folds into (z·y, x), when one is written
+    f2 = zarr.create_array(store, name="f2", shape=(3, 40, 50), chunks=(3, 32, 32), dtype="uint8", serializer=JpegCodec(encoded_color_space="grayscale"), compressors=None)
     with pytest.raises(ValueError, match="chunk shape \\[3, 32, 32\\] has 32 channels"):
-        zarr.create_array(store, name="f", shape=(3, 40, 50), chunks=(3, 32, 32), dtype="uint8", serializer=JpegCodec(encoded_color_space="grayscale"), compressors=None)
+        f2[:] = 7
     # ... and one only another axis order makes valid, when a chunk is written
     g = zarr.create_array(store, name="g", shape=(40, 3, 50), chunks=(32, 3, 32), dtype="uint8", serializer=JpegCodec(**C420), compressors=None)
     with pytest.raises(ValueError, match="chunk shape \\[32, 3, 32\\] has 32 channels"):
