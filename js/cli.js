@@ -3,6 +3,7 @@
 const COMMANDS = {
   convert: () => import("./convert-cli.js"),
   check: () => import("./check-cli.js"),
+  export: () => import("./export-cli.js"),
 };
 
 import fs from "node:fs";
@@ -11,6 +12,7 @@ const USAGE = `usage: zarr-jpeg <command> [options]
 
 commands:
   convert <image> <out.zarr> [options]   write a JPEG-compressed OME-Zarr image (run with --help for options)
+  export --precomputed <in.zarr> <out>   write a JPEG OME-Zarr volume as a neuroglancer precomputed volume
   check <path-or-url>                    check a Zarr/OME-Zarr dataset against the OME-Zarr RFC-16 allowlist
   help                                   show this help (also --help, -h)
 

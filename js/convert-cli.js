@@ -8,7 +8,7 @@ import { convertFile, ConvertError } from "./convert-files.js";
 // --workers' default: a worker for each core but the one the calling thread keeps busy (it
 // reads and decodes the input, averages the levels and writes the store while the workers
 // encode), at least 1 and up to 8, which bounds what more could add.
-const DEFAULT_WORKERS = Math.max(1, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
+export const DEFAULT_WORKERS = Math.max(1, Math.min((os.availableParallelism?.() ?? os.cpus().length) - 1, 8));
 
 const USAGE = `usage: zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder|precomputed-folder> <out.zarr> [options]
 
@@ -160,7 +160,7 @@ export function parseArgs(argv) {
   return { input: positional[0], output: positional[1], options, flags };
 }
 
-function progressBar(stream) {
+export function progressBar(stream) {
   const tty = Boolean(stream.isTTY);
   let last = 0;
   let lastLevel = -1;

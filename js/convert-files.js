@@ -36,13 +36,17 @@ export function fileSystemError(error, output) {
   return outputProblem(`cannot write ${output}: ${error.message}`, { cause: error });
 }
 
+/** What an output directory is, for --overwrite: its name and the files at its top that make one. */
+const ZARR_OUTPUT = { name: "a Zarr store", markers: ["zarr.json", ".zgroup", ".zarray", ".zattrs"], why: "no zarr.json at its top" };
+const PRECOMPUTED_OUTPUT = { name: "a precomputed volume", markers: ["info"], why: "no info file at its top" };
+
 /**
  * What `--overwrite` may replace: a Zarr store (a directory with zarr.json, or Zarr v2's
- * .zgroup/.zarray/.zattrs, at its top) or an empty directory, and never one that holds
- * the input image. Without this, `convert image.png . --overwrite` deleted the current
- * directory, the image with it.
+ * .zgroup/.zarray/.zattrs, at its top; for an export, a precomputed volume's info) or an
+ * empty directory, and never one that holds the input image. Without this,
+ * `convert image.png . --overwrite` deleted the current directory, the image with it.
  */
-function checkReplaceable(target, output, input) {
+function checkReplaceable(target, output, input, kind) {
   // (real paths: a symbolic link to the store or to the image changes nothing)
   const real = fs.realpathSync(target);
   const inputPath = input === null ? null : fs.realpathSync(input);
@@ -52,13 +56,13 @@ function checkReplaceable(target, output, input) {
   }
   const stat = fs.statSync(target);
   if (!stat.isDirectory()) {
-    throw outputProblem(`${output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it yourself or choose another output`);
+    throw outputProblem(`${output} exists and is not ${kind.name} (not a directory); --overwrite replaces only ${kind.name}: remove it yourself or choose another output`);
   }
   const entries = fs.readdirSync(target);
-  const isStore = ["zarr.json", ".zgroup", ".zarray", ".zattrs"].some((name) => entries.includes(name));
+  const isStore = kind.markers.some((name) => entries.includes(name));
   if (entries.length > 0 && !isStore) {
     throw outputProblem(
-      `${output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or an empty directory: ` +
+      `${output} exists and is not ${kind.name} (${kind.why}); --overwrite replaces only ${kind.name} or an empty directory: ` +
         "remove it yourself or choose another output",
     );
   }
@@ -68,14 +72,14 @@ function checkReplaceable(target, output, input) {
  * Checks `output` (absent, or replaceable with `overwrite`) and names the temporary
  * directory the store is written under: `{ target, temp }`.
  */
-export function prepareOutput(output, options, input) {
+export function prepareOutput(output, options, input, kind = ZARR_OUTPUT) {
   const target = path.resolve(output);
   if (fs.existsSync(target) && !options.overwrite) {
     throw outputProblem(`${output} already exists; choose another name or pass --overwrite`);
   }
   if (fs.existsSync(target)) {
     try {
-      checkReplaceable(target, output, input);
+      checkReplaceable(target, output, input, kind);
     } catch (error) {
       throw fileSystemError(error, output);
     }
@@ -240,7 +244,7 @@ async function writeStore(output, options, input, call) {
   }
 }
 
-function writeStoreWith(output, options, input, call) {
+function writeStoreWith(output, options, input, call, kind = ZARR_OUTPUT) {
   let target = null;
   let temp = null;
   let store = null;
@@ -256,7 +260,7 @@ function writeStoreWith(output, options, input, call) {
   };
   const opened = () => {
     if (!store) {
-      ({ target, temp } = prepareOutput(output, options, input));
+      ({ target, temp } = prepareOutput(output, options, input, kind));
       store = new DirectoryStore(temp);
       flush();
     }
@@ -315,6 +319,28 @@ export async function convertFile(input, output, options = {}) {
   } finally {
     source.close();
   }
+}
+
+/**
+ * Writes the JPEG OME-Zarr image (or volume) in the directory `input` as the neuroglancer
+ * precomputed volume `output` (options `quality`, `workers`, `overwrite`, `onProgress`,
+ * `onWarning`), its chunks copied where the layouts agree. → the summary, `text` on it.
+ */
+export async function exportPrecomputed(input, output, options = {}) {
+  const own = coreOptions(options);
+  if (typeof input !== "string" || input === "") throw argumentProblem("input must be a Zarr store's directory path");
+  if (typeof output !== "string" || output === "") throw argumentProblem("output must be a directory path");
+  if (!isDirectory(input)) throw new ConvertError(`${input} is not a directory: export --precomputed reads a Zarr v3 store`, { kind: "InvalidInput" });
+  await loader.initConverter();
+  const folder = {
+    open: (relative) => {
+      const file = path.join(input, ...relative.split("/"));
+      return fs.existsSync(file) ? openInput(file) : null;
+    },
+  };
+  const summary = writeStoreWith(output, options, input, (store, events) =>
+    loader.exportPrecomputedWithCore(folder, input, path.resolve(output), own, store, events), PRECOMPUTED_OUTPUT);
+  return summary;
 }
 
 function isDirectory(file) {

@@ -151,5 +151,31 @@ export interface ConvertSummary {
  */
 export function convert(input: string | ImageArray, output: string, options?: ConvertOptions): Promise<ConvertSummary>;
 
+/** What exportPrecomputed() wrote. */
+export interface PrecomputedExportSummary {
+  /** The volume's absolute path. */
+  output: string;
+  format: "neuroglancer precomputed";
+  /** One per level: size, chunk size (x, y, z) and resolution (nm). */
+  scales: { key: string; size: number[]; chunkSize: number[]; resolution: number[] }[];
+  /** Chunks copied from the Zarr store unchanged, re-encoded (clipped at the bounds), and missing. */
+  chunks: { copied: number; reencoded: number; missing: number };
+  bytesWritten: number;
+  seconds: number;
+  warnings: string[];
+}
+
+/**
+ * Writes the JPEG OME-Zarr image or volume in the directory `input` as the neuroglancer
+ * precomputed volume `output` ("encoding": "jpeg", unsharded, one scale per level), its
+ * chunks copied where the layouts agree and re-encoded at `quality` where precomputed clips
+ * them. Rejects with a ConvertError for what it refuses.
+ */
+export function exportPrecomputed(
+  input: string,
+  output: string,
+  options?: { quality?: number; workers?: number; overwrite?: boolean; onProgress?: (event: object) => void; onWarning?: (message: string) => void },
+): Promise<PrecomputedExportSummary>;
+
 /** A few lines for people: what was written, how small, how faithful (the CLI's summary). Throws a TypeError for a summary that did not come from convert() (its text is not kept through JSON). */
 export function formatSummary(summary: ConvertSummary): string;

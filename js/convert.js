@@ -1,11 +1,11 @@
 // `zarr-jpeg/convert`: images (PNG, JPEG, TIFF/BigTIFF/OME-TIFF/SVS, or samples in memory)
 // into JPEG OME-Zarr, by the Rust core's converter (the converter wasm module; the Python
 // package runs the same pipeline natively). The file-system side is ./convert-files.js.
-import { convertFile, convertSamples, ConvertError, argumentProblem } from "./convert-files.js";
+import { convertFile, convertSamples, exportPrecomputed, ConvertError, argumentProblem } from "./convert-files.js";
 import { argumentError } from "./errors.js";
 import { SUBSAMPLING } from "./color-names.js";
 
-export { ConvertError, SUBSAMPLING };
+export { ConvertError, SUBSAMPLING, exportPrecomputed };
 
 export const DEFAULTS = Object.freeze({ quality: 95, chunk: 256, subsampling: "4:2:0", channelAxis: "first" });
 

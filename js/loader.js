@@ -153,6 +153,14 @@ export function convertWithCore(input, file, output, options, store, events, enc
   return call(converterModule(), "convert", input, file, output, options, store, events, encoders);
 }
 
+/**
+ * Runs the Rust core's precomputed export (after `await initConverter()`): `folder` { open(path)
+ * → input | null } the Zarr store, `store` { write, … }; → { summary, text }.
+ */
+export function exportPrecomputedWithCore(folder, name, output, options, store, events) {
+  return call(converterModule(), "exportPrecomputed", folder, name, output, options, store, events);
+}
+
 /** As convertWithCore(), for samples in memory: `data` a Uint8Array of `shape`. */
 export function convertSamplesWithCore(data, shape, output, options, store, events, encoders) {
   return call(converterModule(), "convertSamples", data, shape, output, options, store, events, encoders);

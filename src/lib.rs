@@ -30,6 +30,8 @@ mod encode;
 mod error;
 mod inspect;
 mod markers;
+/// The reshape codec's shape rule.
+pub mod reshape;
 #[cfg(feature = "encoder")]
 mod rewrite;
 mod sink;

@@ -590,3 +590,27 @@ pub fn convert_samples(
     let conversion = Conversion::from_source(Box::new(source), "image", &options);
     run(conversion, &mut seams, encoders.as_ref(), output, &thrown)
 }
+
+/// Writes the JPEG OME-Zarr image in `folder` (`{ open(path) → { size, read, close? } | null }`,
+/// named `name` in messages) as a neuroglancer precomputed volume into the store (its
+/// `write` only); returns `{ summary, text }` as [`convert_js`] does.
+#[wasm_bindgen(js_name = exportPrecomputed)]
+pub fn export_precomputed_js(folder: JsValue, name: &str, output: &str, options: JsValue, store: JsValue, events: JsValue) -> Result<JsValue, JsValue> {
+    let thrown: Thrown = RefCell::new(None);
+    let folder = JsFolder { open: method(&folder, "open", true)?.expect("required"), thrown: &thrown };
+    let mut seams = seams(&store, &events, &thrown)?;
+    let options = parse_options(&options)?;
+    let started = js_sys::Date::now();
+    let result = convert::export_precomputed(&folder, name, &options, &mut seams.writer, &mut seams.events, output).map(|mut summary| {
+        summary.seconds = (js_sys::Date::now() - started) / 1000.0;
+        summary
+    });
+    if let Some(e) = thrown.borrow_mut().take() {
+        return Err(e);
+    }
+    let summary = result.map_err(|e| js_error(e.message(), e.kind().name()))?;
+    let out = js_sys::Object::new();
+    set(&out, "summary", from_config_value(&summary.to_value()));
+    set(&out, "text", JsValue::from_str(&summary.format()));
+    Ok(out.into())
+}

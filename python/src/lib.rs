@@ -495,6 +495,28 @@ fn convert_file<'py>(
     Ok((from_config_value(py, &summary.to_value())?, summary.format()))
 }
 
+/// Writes the JPEG OME-Zarr image `src` as the neuroglancer precomputed volume `dst`
+/// (`options`: `quality`, `overwrite`, `workers`), as [`convert_file`] converts.
+#[pyfunction]
+#[pyo3(signature = (src, dst, options, progress=None, warning=None))]
+fn export_precomputed<'py>(
+    py: Python<'py>,
+    src: &str,
+    dst: &str,
+    options: &Bound<'py, PyAny>,
+    progress: Option<Py<PyAny>>,
+    warning: Option<Py<PyAny>>,
+) -> PyResult<(Bound<'py, PyAny>, String)> {
+    let options = to_config_value(options).map_err(|e| convert_error(convert::ConvertError::argument(e)))?;
+    let mut events = PyEvents { progress, warning, failure: None };
+    let result = py.detach(|| convert::export_precomputed_file(src, dst, &options, &mut events));
+    if let Some(e) = events.failure.take() {
+        return Err(e);
+    }
+    let summary = result.map_err(convert_error)?;
+    Ok((from_config_value(py, &summary.to_value())?, summary.format()))
+}
+
 fn convert_error(e: convert::ConvertError) -> PyErr {
     with_kind(ConvertError::new_err(e.to_string()), e.kind().name())
 }
@@ -507,6 +529,7 @@ fn _zarr_jpeg(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(decode_into, m)?)?;
     m.add_function(wrap_pyfunction!(convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(export_precomputed, m)?)?;
     m.add("JpegError", m.py().get_type::<JpegError>())?;
     m.add("ConvertError", m.py().get_type::<ConvertError>())?;
     Ok(())

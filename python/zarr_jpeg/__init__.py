@@ -28,6 +28,7 @@ __all__ = [
     "JpegCodec",
     "JpegError",
     "ReshapeCodec",
+    "export_precomputed",
     "QUANT_TABLES",
     "Summary",
     "convert",
@@ -95,4 +96,4 @@ def decode(buffer: Any, config: Mapping[str, Any], shape: Sequence[int]) -> np.n
 
 from ._codec import JpegCodec  # noqa: E402  (uses the functions above)
 from ._reshape import ReshapeCodec  # noqa: E402
-from ._convert import ConvertError, Summary, convert  # noqa: E402
+from ._convert import ConvertError, Summary, convert, export_precomputed  # noqa: E402

@@ -164,4 +164,46 @@ def convert(
     return Summary(summary, text)
 
 
-__all__ = ["ConvertError", "OPTION_NAMES", "Summary", "convert", "default_workers"]
+def export_precomputed(
+    src: str | os.PathLike[str],
+    dst: str | os.PathLike[str],
+    *,
+    quality: int | None = None,
+    overwrite: bool = False,
+    workers: int | None = None,
+    progress: bool | Callable[[dict[str, Any]], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> Summary:
+    """Writes the JPEG OME-Zarr image (or volume) ``src`` as the neuroglancer precomputed volume
+    ``dst`` (``"encoding": "jpeg"``, one scale per level, unsharded), which neuroglancer opens
+    as ``precomputed://`` and tensorstore's ``neuroglancer_precomputed`` driver reads. Chunks
+    are copied where the layouts agree; those at the volume's upper bounds, which precomputed
+    stores clipped, are re-encoded at ``quality`` (default: the level's). Appears whole or not
+    at all; ``overwrite`` replaces a precomputed volume or an empty directory. Returns the
+    summary (``scales``, ``chunks``: copied, re-encoded, missing). Raises :class:`ConvertError`."""
+    options: dict[str, Any] = {"workers": default_workers() if workers is None else workers}
+    if quality is not None:
+        options["quality"] = quality
+    if overwrite:
+        options["overwrite"] = True
+    bar = None
+    callback: Callable[[dict[str, Any]], None] | None
+    if callable(progress):
+        callback = progress
+    elif progress or (progress is None and _is_tty(sys.stderr)):
+        bar = ProgressBar(sys.stderr)
+        callback = bar
+    else:
+        callback = None
+    if on_warning is None:
+        def on_warning(message: str) -> None:
+            print(f"zarr-jpeg export: warning: {message}", file=sys.stderr)
+    try:
+        summary, text = _native.export_precomputed(os.fspath(src), os.fspath(dst), options, callback, on_warning)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Summary(summary, text)
+
+
+__all__ = ["ConvertError", "OPTION_NAMES", "Summary", "convert", "default_workers", "export_precomputed"]

@@ -34,3 +34,11 @@ def convert_file(
     progress: Callable[[dict[str, Any]], None] | None = None,
     warning: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, Any], str]: ...
+
+def export_precomputed(
+    src: str,
+    dst: str,
+    options: Mapping[str, Any],
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    warning: Callable[[str], None] | None = None,
+) -> tuple[dict[str, Any], str]: ...

@@ -1,6 +1,7 @@
-"""The ``zarr-jpeg`` console script: ``zarr-jpeg convert <image> <out.zarr> [options]``, the npm
-CLI's command with the same options, messages and exit codes (0 written, 1 conversion failed,
-2 usage error), run by the same Rust converter."""
+"""The ``zarr-jpeg`` console script: ``zarr-jpeg convert <image> <out.zarr> [options]`` and
+``zarr-jpeg export --precomputed <in.zarr> <out-folder>``, the npm CLI's commands with the same
+options, messages and exit codes (0 written, 1 conversion failed, 2 usage error), run by the
+same Rust core."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ import math
 import sys
 from typing import Any
 
-from ._convert import ConvertError, convert, default_workers
+from ._convert import ConvertError, convert, default_workers, export_precomputed
 
-USAGE = "zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder> <out.zarr> [options]"
+USAGE = "zarr-jpeg convert <image.png|image.jpg|image.tif|slide.svs|dicom-folder|precomputed-folder> <out.zarr> [options]"
+EXPORT_USAGE = "zarr-jpeg export --precomputed <in.zarr> <out-folder> [--quality N] [--workers N] [--overwrite] [--quiet] [--json]"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,10 +66,52 @@ def _level_lines(stream: Any) -> Any:
     return update
 
 
+def _export_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="zarr-jpeg export",
+        usage=EXPORT_USAGE,
+        description="Writes a JPEG OME-Zarr image as a neuroglancer precomputed volume (jpeg encoding, one scale "
+        "per level), its chunks copied where the layouts agree.",
+        epilog="exit code: 0 written, 1 export failed, 2 usage error",
+    )
+    p.add_argument("--precomputed", action="store_true", required=True, help="the format written (the only one)")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--quality", type=int, help="JPEG quality of the re-encoded edge chunks (default: the level's)")
+    p.add_argument("--workers", type=int, default=default_workers(), help="threads (default %(default)s)")
+    p.add_argument("--overwrite", action="store_true", help="replace <out-folder> if it is a precomputed volume")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return p
+
+
+def _export(argv: list[str]) -> int:
+    try:
+        args = _export_parser().parse_args(argv)
+    except SystemExit as exit:
+        return int(exit.code or 0)
+    progress: Any = False
+    if not (args.quiet or args.json):
+        progress = None if sys.stderr.isatty() else _level_lines(sys.stderr)
+    try:
+        summary = export_precomputed(args.input, args.output, quality=args.quality, overwrite=args.overwrite,
+                                     workers=args.workers, progress=progress)
+    except ConvertError as error:
+        print(str(error).replace("zarr-jpeg convert:", "zarr-jpeg export:", 1), file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(dict(summary), indent=2, ensure_ascii=False))
+    elif not args.quiet:
+        print(summary)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "export":
+        return _export(argv[1:])
     if not argv or argv[0] != "convert":
-        print(f"usage: {USAGE}\n(zarr-jpeg convert --help for the options)", file=sys.stderr)
+        print(f"usage: {USAGE}\n       {EXPORT_USAGE}\n(zarr-jpeg convert --help for the options)", file=sys.stderr)
         return 2
     parser = _parser()
     try:

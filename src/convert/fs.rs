@@ -15,6 +15,7 @@ use super::conversion::Conversion;
 use super::events::Events;
 use super::store::StoreWriter;
 use super::summary::Summary;
+use super::export::{export_precomputed, ExportSummary};
 use crate::ConfigValue;
 
 /// A file read at offsets (positional reads: one handle serves any order of reads).
@@ -133,7 +134,35 @@ fn absolute(path: &Path) -> PathBuf {
 
 /// Refuses to replace anything but a Zarr store or an empty directory, and never one that
 /// holds the input (`convert image.png . --overwrite` must not delete the image).
-fn check_replaceable(target: &Path, output: &str, input: &Path, input_name: &str) -> Result<()> {
+/// What an output directory is, for the overwrite rules: the files at its top that make one.
+#[derive(Clone, Copy)]
+enum OutputKind {
+    Zarr,
+    Precomputed,
+}
+
+impl OutputKind {
+    fn markers(self) -> &'static [&'static str] {
+        match self {
+            OutputKind::Zarr => &["zarr.json", ".zgroup", ".zarray", ".zattrs"],
+            OutputKind::Precomputed => &["info"],
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            OutputKind::Zarr => "a Zarr store",
+            OutputKind::Precomputed => "a precomputed volume",
+        }
+    }
+    fn marker_text(self) -> &'static str {
+        match self {
+            OutputKind::Zarr => "no zarr.json at its top",
+            OutputKind::Precomputed => "no info file at its top",
+        }
+    }
+}
+
+fn check_replaceable(target: &Path, output: &str, input: &Path, input_name: &str, kind: OutputKind) -> Result<()> {
     let fail = |e: io::Error| ConvertError::output(format!("cannot write {output}: {e}"));
     let real = fs::canonicalize(target).map_err(fail)?;
     if let Ok(real_input) = fs::canonicalize(input) {
@@ -149,8 +178,9 @@ fn check_replaceable(target: &Path, output: &str, input: &Path, input_name: &str
         }
     }
     if !fs::metadata(target).map_err(fail)?.is_dir() {
+        let what = kind.name();
         return Err(ConvertError::output(format!(
-            "{output} exists and is not a Zarr store (not a directory); --overwrite replaces only a Zarr store: remove it \
+            "{output} exists and is not {what} (not a directory); --overwrite replaces only {what}: remove it \
              yourself or choose another output"
         )));
     }
@@ -159,13 +189,14 @@ fn check_replaceable(target: &Path, output: &str, input: &Path, input_name: &str
     for entry in fs::read_dir(target).map_err(fail)? {
         let name = entry.map_err(fail)?.file_name();
         empty = false;
-        if ["zarr.json", ".zgroup", ".zarray", ".zattrs"].iter().any(|n| name == *n) {
+        if kind.markers().iter().any(|n| name == *n) {
             store = true;
         }
     }
     if !empty && !store {
+        let (what, why) = (kind.name(), kind.marker_text());
         return Err(ConvertError::output(format!(
-            "{output} exists and is not a Zarr store (no zarr.json at its top); --overwrite replaces only a Zarr store or \
+            "{output} exists and is not {what} ({why}); --overwrite replaces only {what} or \
              an empty directory: remove it yourself or choose another output"
         )));
     }
@@ -174,14 +205,14 @@ fn check_replaceable(target: &Path, output: &str, input: &Path, input_name: &str
 
 /// Checks the output (absent, or replaceable with `overwrite`) and names the temporary
 /// directory beside it that the store is written into.
-fn prepare_output(output: &str, overwrite: bool, input: &Path, input_name: &str) -> Result<(PathBuf, PathBuf)> {
+fn prepare_output(output: &str, overwrite: bool, input: &Path, input_name: &str, kind: OutputKind) -> Result<(PathBuf, PathBuf)> {
     let target = absolute(Path::new(output));
     let exists = fs::symlink_metadata(&target).is_ok();
     if exists && !overwrite {
         return Err(ConvertError::output(format!("{output} already exists; choose another name or pass --overwrite")));
     }
     if exists {
-        check_replaceable(&target, output, input, input_name)?;
+        check_replaceable(&target, output, input, input_name, kind)?;
     }
     let parent = target.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/"));
     if !parent.is_dir() {
@@ -291,7 +322,7 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
         single = InputFile::open(input_path, input)?;
         Conversion::open(&single, input, &options)?
     };
-    let (target, temp) = prepare_output(output, overwrite, input_path, input)?;
+    let (target, temp) = prepare_output(output, overwrite, input_path, input, OutputKind::Zarr)?;
     let mut store = FsStore::create(temp.clone(), output)?;
     let result = conversion
         .run(&mut store, events, &target.to_string_lossy())
@@ -299,6 +330,32 @@ pub fn convert_file(input: &str, output: &str, options: &ConfigValue, events: &m
             drop(store);
             commit(&target, &temp, output).map(|()| summary)
         });
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&temp);
+    }
+    result
+}
+
+/// Writes the JPEG OME-Zarr image in the directory `input` as the neuroglancer precomputed
+/// volume `output` (options `{"quality": 85, "overwrite": true, "workers": 2}`), which appears
+/// whole or not at all, as [`convert_file`]'s store does.
+pub fn export_precomputed_file(input: &str, output: &str, options: &ConfigValue, events: &mut dyn Events) -> Result<ExportSummary> {
+    if output.is_empty() {
+        return Err(ConvertError::argument("output must be a directory path"));
+    }
+    let options = ConvertOptions::parse(options)?;
+    let overwrite = options.flag("overwrite")?;
+    let input_path = Path::new(input);
+    if !fs::metadata(input_path).is_ok_and(|m| m.is_dir()) {
+        return Err(ConvertError::input(format!("{input} is not a directory: export --precomputed reads a Zarr v3 store")));
+    }
+    let folder = FsFolder { root: input_path.to_path_buf() };
+    let (target, temp) = prepare_output(output, overwrite, input_path, input, OutputKind::Precomputed)?;
+    let mut store = FsStore::create(temp.clone(), output)?;
+    let result = export_precomputed(&folder, input, &options, &mut store, events, &target.to_string_lossy()).and_then(|summary| {
+        drop(store);
+        commit(&target, &temp, output).map(|()| summary)
+    });
     if result.is_err() {
         let _ = fs::remove_dir_all(&temp);
     }

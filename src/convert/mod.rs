@@ -15,6 +15,7 @@ mod dicom;
 mod encoder;
 mod error;
 mod events;
+mod export;
 #[cfg(not(target_arch = "wasm32"))]
 mod fs;
 mod jpeg;
@@ -36,7 +37,7 @@ mod tiff;
 
 pub use error::{ConvertError, ConvertErrorKind, Result};
 #[cfg(not(target_arch = "wasm32"))]
-pub use fs::{convert_file, FsStore};
+pub use fs::{convert_file, export_precomputed_file, FsStore};
 pub use levels::{level_count, Grid, Pyramid};
 pub use options::{ChannelAxis, ConvertOptions, Plan, Rescale, Window, DEFAULT_CHUNK, DEFAULT_QUALITY, MAX_WORKERS, SUBSAMPLING};
 pub use samples::SamplesSource;
@@ -48,3 +49,4 @@ pub use encoder::{encode_job, Batch, DecodeBatch, DecodeJob, Decoded, EncodeJob,
 
 pub use conversion::{convert, default_name, sniff_format, Conversion};
 pub use events::{Events, Progress, Quiet};
+pub use export::{export_precomputed, ExportSummary};

@@ -158,6 +158,11 @@ impl ConvertOptions {
         out
     }
 
+    /// The names of the options given.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|(n, _)| n.as_str())
+    }
+
     pub fn get(&self, name: &str) -> Option<&ConfigValue> {
         self.members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
