@@ -12,6 +12,7 @@ use super::stack::{PlaneIndex, Stack};
 use super::store::StoreWriter;
 use super::summary::{self, Summary};
 use super::tile_copy::TileJob;
+use super::histogram::Histograms;
 use super::precomputed::{self, VolumeJob};
 use super::source::Folder;
 use super::{dicom, jpeg, json, metadata, png, tiff};
@@ -294,6 +295,8 @@ impl<'a> Conversion<'a> {
             let (mut error, mut chunks) = ((0, 0), 0);
             let mut restart = false;
             let mut read_warnings = Vec::new();
+            // a multi-channel image's windows come from its data
+            let mut histograms = (self.plan.planes > 1).then(|| Histograms::new(channels));
             for (i, at) in self.plan.stack.planes().enumerate() {
                 let mut opened = match (&self.more_planes, i) {
                     (_, 0) => None,
@@ -315,7 +318,14 @@ impl<'a> Conversion<'a> {
                     plane: at,
                 };
                 let mut rows = ChunkPyramid::new(cx, channels);
-                match plane.read_rows(self.to_gray, &mut |samples, n| rows.push(samples, n))? {
+                let counted = &mut histograms;
+                let read = plane.read_rows(self.to_gray, &mut |samples, n| {
+                    if let Some(h) = counted.as_mut() {
+                        h.add(samples);
+                    }
+                    rows.push(samples, n)
+                })?;
+                match read {
                     RowsEnd::Again if i == 0 => {
                         restart = true;
                         break;
@@ -332,6 +342,14 @@ impl<'a> Conversion<'a> {
             if restart {
                 writer.clear()?;
                 continue;
+            }
+            if let Some(h) = histograms {
+                // the group again, now that the windows are known
+                let before = json::pretty(&metadata::group(&self.plan, &self.pyramid.shapes, &self.name)).len() as u64;
+                self.plan.windows = h.windows();
+                let text = json::pretty(&metadata::group(&self.plan, &self.pyramid.shapes, &self.name));
+                writer.write("zarr.json", text.as_bytes())?;
+                metadata_bytes = metadata_bytes - before + text.len() as u64;
             }
             for w in &read_warnings {
                 events.warning(w);

@@ -2,6 +2,7 @@
 //! `omero` channels for colour, rescaled or multi-channel images) and each level's array.
 //! Member order and values are the npm package's, so the `zarr.json` files are the same text.
 
+use super::histogram::DataWindow;
 use super::levels::Grid;
 use super::options::{ChannelAxis, Plan};
 use super::stack::PlaneIndex;
@@ -158,11 +159,12 @@ pub fn level_array(plan: &Plan, shape: (u32, u32), grid: &Grid) -> V {
     ])
 }
 
-fn channel(plan: &Plan, label: &str, color: &str) -> V {
+fn channel(plan: &Plan, label: &str, color: &str, index: usize) -> V {
+    let w = plan.windows.get(index).copied().flatten().unwrap_or(DataWindow { min: 0, max: 255, start: 0, end: 255 });
     let mut members = vec![
         ("label", s(label)),
         ("color", s(color)),
-        ("window", obj(vec![("start", num(0)), ("end", num(255)), ("min", num(0)), ("max", num(255))])),
+        ("window", obj(vec![("start", num(w.start)), ("end", num(w.end)), ("min", num(w.min)), ("max", num(w.max))])),
         ("active", V::Bool(true)),
         ("coefficient", num(1)),
         ("family", s("linear")),
@@ -247,18 +249,18 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
                 let stated = stack.channels.get(i);
                 let label = stated.and_then(|c| c.name.clone()).unwrap_or_else(|| format!("channel {i}"));
                 let color = stated.and_then(|c| c.color.as_deref()).unwrap_or(PLANE_COLORS[i % PLANE_COLORS.len()]);
-                channel(plan, &label, color)
+                channel(plan, &label, color, i)
             })
             .collect();
         ome.push(("omero", omero(channels, "color")));
     } else if plan.components == 3 {
         let channels = [("red", "FF0000"), ("green", "00FF00"), ("blue", "0000FF")]
             .iter()
-            .map(|(label, color)| channel(plan, label, color))
+            .map(|(label, color)| channel(plan, label, color, usize::MAX))
             .collect();
         ome.push(("omero", omero(channels, "color")));
     } else if plan.rescale.is_some() {
-        ome.push(("omero", omero(vec![channel(plan, "gray", "FFFFFF")], "greyscale")));
+        ome.push(("omero", omero(vec![channel(plan, "gray", "FFFFFF", usize::MAX)], "greyscale")));
     }
     obj(vec![("zarr_format", num(3)), ("node_type", s("group")), ("attributes", obj(vec![("ome", obj(ome))]))])
 }

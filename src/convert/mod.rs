@@ -18,6 +18,7 @@ mod events;
 mod export;
 #[cfg(not(target_arch = "wasm32"))]
 mod fs;
+mod histogram;
 mod jpeg;
 pub mod json;
 mod level_quality;

@@ -104,6 +104,8 @@ pub struct Plan {
     pub rescale: Option<(&'static str, Window)>,
     /// The time points and z planes outside each plane, and the channels' names.
     pub stack: super::stack::Stack,
+    /// Each channel's window, found in the data (empty: 0–255).
+    pub windows: Vec<Option<super::histogram::DataWindow>>,
 }
 
 pub(super) fn is_int(v: &ConfigValue) -> Option<f64> {
@@ -343,6 +345,7 @@ impl ConvertOptions {
             planes: 1,
             rescale: None,
             stack: super::stack::Stack::default(),
+            windows: Vec::new(),
         })
     }
 

@@ -284,6 +284,7 @@ impl<'a> TileJob<'a> {
             planes,
             rescale: None,
             stack: Default::default(),
+            windows: Vec::new(),
         };
         let info = ImageInfo {
             height,

@@ -81,6 +81,13 @@ def test_every_axis_reads_back_in_zarr_python(stacks: Path, tmp: Path, name: str
     assert psnr(level1, mean) >= 35
     if name.endswith(".ome.tif"):
         assert [ch["label"] for ch in group.attrs["ome"]["omero"]["channels"]] == ["DAPI", "GFP", "RFP"]
+    # each channel's window is its data's: the range, and the display range without the
+    # darkest and brightest 0.1 % of the samples (numpy's order statistics of tifffile's read)
+    for c, channel in enumerate(group.attrs["ome"]["omero"]["channels"]):
+        values = np.sort(source[:, c].ravel())
+        tail = int(values.size * 0.001)
+        assert channel["window"] == {"min": int(values[0]), "max": int(values[-1]),
+                                     "start": int(values[tail]), "end": int(values[-1 - tail])}, c
 
 
 def test_an_rgb_z_series_keeps_its_colour(stacks: Path, tmp: Path) -> None:
