@@ -118,7 +118,7 @@ fn convert(files: &[(&str, &[u8])], options: &str) -> Result<(zarr_jpeg::convert
     let options = ConvertOptions::parse(&json(&value)).map_err(|e| e.message().to_string())?;
     let owned: Vec<(String, Vec<u8>)> = files.iter().map(|(n, b)| (n.to_string(), b.to_vec())).collect();
     let inputs: Vec<(String, &dyn ReadAt)> = owned.iter().map(|(n, b)| (n.clone(), b as &dyn ReadAt)).collect();
-    let conversion = Conversion::open_folder(inputs, "slide", &options).map_err(|e| e.message().to_string())?;
+    let conversion = Conversion::open_folder(inputs, "slide", &options, None).map_err(|e| e.message().to_string())?;
     let mut store = MemoryStore::default();
     let summary = conversion.run(&mut store, &mut Quiet, "out.zarr").map_err(|e| e.message().to_string())?;
     Ok((summary, store))

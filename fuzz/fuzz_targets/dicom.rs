@@ -22,6 +22,6 @@ fuzz_target!(|data: &[u8]| {
     }
     let members = vec![("dicomIdentifiers".to_string(), ConfigValue::Bool(selector & 2 != 0))];
     let Ok(options) = ConvertOptions::parse(&ConfigValue::Object(members)) else { return };
-    let Ok(conversion) = Conversion::open_folder(files, "fuzz", &options) else { return };
+    let Ok(conversion) = Conversion::open_folder(files, "fuzz", &options, None) else { return };
     let _ = conversion.run(&mut MemoryStore::default(), &mut Quiet, "fuzz.zarr");
 });
