@@ -1,13 +1,16 @@
 // The converter on a volume: an OME-TIFF z-stack of `--planes` uint8 planes of `--side`²
 // (default 1,000 × 1,024², 1 GB), written by tifffile, converted by the npm CLI and the Python
-// script. Prints time and peak RSS; a stack is converted plane by plane, so peak RSS should
-// not grow with the number of planes (try --planes 100 against 1000).
+// script, and by the obvious alternative (bench/volume-alternative.py: tifffile, numpy and
+// zarr-python with imagecodecs' JPEG). Prints time and peak RSS; a stack is converted plane
+// by plane, so peak RSS should not grow with the number of planes (try --planes 100 against
+// 1000). `npm run bench:convert` runs the same three as its volume row.
 // Run: node bench/convert-volume.mjs [--planes N] [--side S] [--keep DIR]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { makeVolume } from "./lib/volume-input.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
@@ -31,27 +34,16 @@ function measure(cmd, args) {
 }
 
 try {
-  if (!fs.existsSync(input)) {
-    // planes written one at a time (tifffile's iterator form), so the writer holds one plane
-    execFileSync(venvPython, ["-c", `
-import sys, numpy as np, tifffile
-n, s = int(sys.argv[2]), int(sys.argv[3])
-y, x = np.mgrid[0:s, 0:s]
-def planes():
-    for z in range(n):
-        yield ((np.sin(x / 37 + z / 50) + np.cos(y / 23 - z / 70)) * 60 + 128 + (x * y + z) % 7).clip(0, 255).astype(np.uint8)
-tifffile.imwrite(sys.argv[1], planes(), shape=(n, s, s), dtype=np.uint8, ome=True, photometric="minisblack",
-                 metadata={"axes": "ZYX", "PhysicalSizeX": 0.1, "PhysicalSizeY": 0.1, "PhysicalSizeZ": 0.1})
-`, input, String(planes), String(side)], { stdio: "inherit" });
-  }
+  makeVolume(venvPython, input, planes, side);
   const rows = [];
   const out = path.join(dir, "out.zarr");
-  for (const [name, cmd, args] of [
-    ["npm CLI", process.execPath, [path.join(root, "dist/cli.js")]],
-    ["Python script", path.join(root, ".venv", "bin", "zarr-jpeg"), []],
+  for (const [name, cmd, before, after] of [
+    ["npm CLI", process.execPath, [path.join(root, "dist/cli.js"), "convert"], ["--quiet"]],
+    ["Python script", path.join(root, ".venv", "bin", "zarr-jpeg"), ["convert"], ["--quiet"]],
+    ["tifffile + imagecodecs + zarr-python (bench/volume-alternative.py)", venvPython, [path.join(root, "bench/volume-alternative.py")], []],
   ]) {
     rm(out);
-    rows.push({ name, ...measure(cmd, [...args, "convert", input, out, "--quiet"]) });
+    rows.push({ name, ...measure(cmd, [...before, input, out, ...after]) });
   }
   rm(out);
   const gb = (fs.statSync(input).size / 1e9).toFixed(2);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm run bench:convert`: the converter against libvips on whole-slide-sized inputs, side
-// by side in one run, each process measured from outside (/usr/bin/time: wall time and
-// peak RSS of the whole process tree's largest process), with libvips from Debian's
-// libvips-tools (scripts/setup.sh installs it).
+// `npm run bench:convert`: the converter against libvips on whole-slide-sized inputs (and
+// against tifffile + zarr-python on a volume), side by side in one run, each process
+// measured from outside (/usr/bin/time: wall time and peak RSS of the whole process tree's
+// largest process), with libvips from Debian's libvips-tools (scripts/setup.sh installs it).
 //
 //   - pyramidal JPEG-tiled BigTIFFs made here from samples/ihc.png with `vips replicate` +
 //     `vips tiffsave --tile --pyramid --compression jpeg --Q 85 --bigtiff` at several sizes
@@ -14,15 +14,21 @@
 //   - a DICOM whole-slide series (default 26,000²): an Aperio-style SVS of 240² JPEG tiles and
 //     wsidicomizer's DICOM of it, made by bench/make-dicom-slide.py (the Python environment's
 //     wsidicomizer): `zarr-jpeg convert` of the DICOM folder (frames copied) against `vips
-//     dzsave` of the SVS it was made from.
+//     dzsave` of the SVS it was made from;
+//   - an OME-TIFF z-stack (default 1,000 × 1,024² uint8, 1 GB, written by tifffile plane by
+//     plane; bench/lib/volume-input.mjs): `zarr-jpeg convert` against the obvious alternative,
+//     bench/volume-alternative.py (tifffile reads each plane, numpy halves it into a pyramid,
+//     zarr-python writes 256² chunks with imagecodecs' JPEG at Q85).
 // Each input is converted by the npm CLI (the Rust core in wasm) and, when the project's
 // Python environment has the package (scripts/setup.sh), by the Python package's
 // `zarr-jpeg` script (the same core, native): the two write the same store.
 //
-// Prints a table (time, peak RSS, bytes written; ours ÷ libvips; Python ÷ npm) and the
+// Prints a table (time, peak RSS, bytes written; ours ÷ the reference; Python ÷ npm) and the
 // targets: peak RSS ≤ 512 MB, TIFF wall time ≤ 0.7× vips dzsave, PNG ≤ 1.4× vips dzsave,
+// the volume no slower than the alternative,
 // RSS flat (±20 %) over the TIFF sizes, Python within 10 % of the npm CLI.
-//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--jpeg 16000] [--dicom 26000] [--workers N] [--keep DIR] [--publish]
+//   node bench/convert-wsi.mjs [--sides 10000,26000,45000] [--png 12000] [--jpeg 16000] [--dicom 26000]
+//     [--volume 1000] [--volume-side 1024] [--workers N] [--keep DIR] [--publish]
 //
 // --publish commits the run: bench/convert-results.json and the table in bench/README.md
 // (bench/lib/convert-table.mjs renders both; a test checks they agree).
@@ -32,6 +38,7 @@ import path from "node:path";
 import { execFileSync, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { convertTable, publish } from "./lib/convert-table.mjs";
+import { makeVolume } from "./lib/volume-input.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name, fallback) => {
@@ -42,6 +49,8 @@ const sides = arg("--sides", "10000,26000,45000").split(",").filter(Boolean).map
 const pngSide = Number(arg("--png", "12000"));
 const jpegSide = Number(arg("--jpeg", "16000"));
 const dicomSide = Number(arg("--dicom", "26000"));
+const volumePlanes = Number(arg("--volume", "1000"));
+const volumeSide = Number(arg("--volume-side", "1024"));
 const workers = arg("--workers", null);
 const keep = arg("--keep", null);
 const publishRun = process.argv.includes("--publish");
@@ -130,7 +139,7 @@ function makeInput(file, side, save) {
   return file;
 }
 
-/** Ours (npm, then Python), then `vips dzsave`, on `file`: { ours, python, vips } (their outputs removed). */
+/** Ours (npm, then Python), then `vips dzsave`, on `file`: { ours, python, reference, alternative } (their outputs removed). */
 function sideBySide(file) {
   const a = ours(file, path.join(dir, "ours.zarr"));
   rm(path.join(dir, "ours.zarr"));
@@ -138,7 +147,7 @@ function sideBySide(file) {
   rm(path.join(dir, "python.zarr"));
   const b = dz(file, path.join(dir, "dz"));
   rm(path.join(dir, "dz_files"));
-  return { ours: a, python: p, vips: b };
+  return { ours: a, python: p, reference: "vips dzsave", alternative: b };
 }
 const megabytes = (file) => (fs.statSync(file).size / 1e6).toFixed(0);
 
@@ -174,10 +183,25 @@ try {
     const b = dz(path.join(slide, "slide.svs"), path.join(dir, "dz"));
     rm(path.join(dir, "dz_files"));
     rows.push({ input: `DICOM WSI ${dicomSide}² (${mp.toFixed(0)} MP, ${(bytesUnder(folder) / 1e6).toFixed(0)} MB; vips: the SVS it was made from)`,
-      megapixels: null, ours: a, python: p, vips: b, timeLimit: 0.7 });
+      megapixels: null, ours: a, python: p, reference: "vips dzsave", alternative: b, timeLimit: 0.7 });
     if (!keep) rm(slide);
   } else if (dicomSide > 0) {
     console.error("the DICOM row needs the project's Python environment (.venv, with wsidicomizer): run npm run setup");
+  }
+  if (volumePlanes > 0 && fs.existsSync(venvPython)) {
+    const stack = makeVolume(venvPython, path.join(dir, `volume-${volumePlanes}x${volumeSide}.ome.tif`), volumePlanes, volumeSide);
+    const a = ours(stack, path.join(dir, "ours.zarr"));
+    rm(path.join(dir, "ours.zarr"));
+    const p = hasPython ? python(stack, path.join(dir, "python.zarr")) : null;
+    rm(path.join(dir, "python.zarr"));
+    const out = path.join(dir, "alternative.zarr");
+    const b = { ...measure(venvPython, [path.join(root, "bench/volume-alternative.py"), stack, out]), bytes: bytesUnder(out) };
+    rm(out);
+    rows.push({ input: `uint8 OME-TIFF z-stack ${volumePlanes} × ${volumeSide}² (${(fs.statSync(stack).size / 1e9).toFixed(2)} GB)`,
+      megapixels: null, ours: a, python: p, reference: "tifffile + imagecodecs + zarr-python (bench/volume-alternative.py)", alternative: b, timeLimit: 1 });
+    if (!keep) rm(stack);
+  } else if (volumePlanes > 0) {
+    console.error("the volume row needs the project's Python environment (.venv, with tifffile): run npm run setup");
   }
 } finally {
   if (!keep) rm(dir);

@@ -1,5 +1,6 @@
-// The converter's benchmark table (bench/convert-wsi.mjs) as Markdown, from one run's results,
-// and the sections of bench/README.md and README.md that hold the committed run
+// The converter's benchmark table (bench/convert-wsi.mjs) as Markdown, from one run's results
+// (each row: the input, the reference tool it is measured against, and the npm, Python and
+// reference runs), and the sections of bench/README.md and README.md that hold the committed run
 // (bench/convert-results.json). `node bench/convert-wsi.mjs --publish` writes them;
 // tests/js/bench-tables.test.mjs checks that each section is exactly this rendering of the
 // committed results.
@@ -27,14 +28,14 @@ export function rssSpread(results) {
 /** The table and the flat-memory line, as printed by the benchmark and published in the README. */
 export function convertTable(results) {
   const lines = [
-    "| input | npm s | Python s | vips dzsave s | npm ÷ vips time | Python ÷ npm time | npm peak RSS MB | Python peak RSS MB | vips peak RSS MB | npm MB written | vips MB written | time target | RSS ≤ 512 MB | Python within 10 % |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    "| input | reference | npm s | Python s | reference s | npm ÷ reference time | Python ÷ npm time | npm peak RSS MB | Python peak RSS MB | reference peak RSS MB | npm MB written | reference MB written | time target | RSS ≤ 512 MB | Python within 10 % |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
   ];
-  for (const { input, ours: a, python: p, vips: b, timeLimit } of results.rows) {
+  for (const { input, reference, ours: a, python: p, alternative: b, timeLimit } of results.rows) {
     const ratio = a.seconds / b.seconds;
     const py = p ? p.seconds / a.seconds : null;
     const rssMet = Math.max(a.rssMB, p?.rssMB ?? 0) <= 512;
-    lines.push(`| ${input} | ${f1(a.seconds)} | ${p ? f1(p.seconds) : "–"} | ${f1(b.seconds)} | ${ratio.toFixed(2)} | ${py === null ? "–" : py.toFixed(2)} | ` +
+    lines.push(`| ${input} | ${reference} | ${f1(a.seconds)} | ${p ? f1(p.seconds) : "–"} | ${f1(b.seconds)} | ${ratio.toFixed(2)} | ${py === null ? "–" : py.toFixed(2)} | ` +
       `${a.rssMB.toFixed(0)} | ${p ? p.rssMB.toFixed(0) : "–"} | ${b.rssMB.toFixed(0)} | ${f1(a.bytes / 1e6)} | ${f1(b.bytes / 1e6)} | ` +
       `${timeLimit === null ? "(none)" : `${ratio <= timeLimit ? "met" : "MISSED"} (≤ ${timeLimit}×)`} | ${rssMet ? "met" : "MISSED"} | ` +
       `${py === null ? "(not run)" : py <= 1.1 ? "met" : "MISSED"} |`);
