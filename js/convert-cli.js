@@ -46,6 +46,8 @@ options:
                      converts to luma; rgb stores channels without colour transform)
   --subsampling S    chroma subsampling for ycbcr: ${Object.keys(SUBSAMPLING).join(", ")} (default ${DEFAULTS.subsampling})
   --chunk N          chunk side in pixels (default ${DEFAULTS.chunk}; multiples of 16 avoid edge padding)
+  --chunk-z D        z-stack input: D z planes per chunk (default 1), stored through
+                     reshape + jpeg as one JPEG of the D planes one above the other
   --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk;
                      TIFF input: 0 for none)
   --levels N         number of pyramid levels (default: halve until one chunk holds the image)
@@ -89,6 +91,7 @@ const VALUE_OPTIONS = {
   "--color": ["color", "string"],
   "--subsampling": ["subsampling", "string"],
   "--chunk": ["chunk", "int"],
+  "--chunk-z": ["chunkDepth", "int"],
   "--shard": ["shard", "int"],
   "--levels": ["levels", "int"],
   "--channel-axis": ["channelAxis", "string"],

@@ -13,6 +13,7 @@ use super::store::StoreWriter;
 use super::summary::{self, Summary};
 use super::tile_copy::TileJob;
 use super::histogram::Histograms;
+use super::slab::{self, Slabs};
 use super::precomputed::{self, VolumeJob};
 use super::source::Folder;
 use super::{dicom, jpeg, json, metadata, png, tiff};
@@ -208,6 +209,13 @@ impl<'a> Conversion<'a> {
                 stack.count()
             )));
         }
+        if plan.chunk_depth > 1 && stack.z <= 1 {
+            return Err(ConvertError::argument(format!(
+                "chunkDepth applies to a stack of z planes; {file} has {}",
+                if stack.is_stack() { "time points but one z plane" } else { "one plane" }
+            )));
+        }
+        plan.chunk_depth = plan.chunk_depth.min(stack.z.max(1));
         plan.stack = stack;
         plan.rescale = source.rescaled();
         let mut warnings = source.warnings();
@@ -228,6 +236,7 @@ impl<'a> Conversion<'a> {
                 if pyramid_bands > source::MAX_BAND_BYTES { "; a smaller chunk holds less" } else { "" }
             )));
         }
+        check_chunk_depth(&plan, &pyramid, channels, file)?;
         let name = match options.string("name")? {
             Some(name) => name.to_string(),
             None => default_name(file),
@@ -281,13 +290,15 @@ impl<'a> Conversion<'a> {
             encoders,
         };
         loop {
-            let mut metadata_bytes = 0u64;
+            let group = json::pretty(&metadata::group(&self.plan, &self.pyramid.shapes, &self.name));
+            writer.write("zarr.json", group.as_bytes())?;
+            let group_bytes = group.len() as u64;
+            let mut metadata_bytes = group_bytes;
             let mut put = |writer: &mut dyn StoreWriter, key: &str, value: &crate::ConfigValue| -> Result<()> {
                 let text = json::pretty(value);
                 metadata_bytes += text.len() as u64;
                 writer.write(key, text.as_bytes())
             };
-            put(writer, "zarr.json", &metadata::group(&self.plan, &self.pyramid.shapes, &self.name))?;
             for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
                 put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, *shape, grid))?;
             }
@@ -297,6 +308,7 @@ impl<'a> Conversion<'a> {
             let mut read_warnings = Vec::new();
             // a multi-channel image's windows come from its data
             let mut histograms = (self.plan.planes > 1).then(|| Histograms::new(channels));
+            let mut slabs = (self.plan.chunk_depth > 1).then(|| Slabs::new(self.plan.chunk_depth, self.plan.stack.z));
             for (i, at) in self.plan.stack.planes().enumerate() {
                 let mut opened = match (&self.more_planes, i) {
                     (_, 0) => None,
@@ -316,6 +328,7 @@ impl<'a> Conversion<'a> {
                     chunks_done: chunks,
                     error,
                     plane: at,
+                    slabs: slabs.as_mut(),
                 };
                 let mut rows = ChunkPyramid::new(cx, channels);
                 let counted = &mut histograms;
@@ -343,13 +356,15 @@ impl<'a> Conversion<'a> {
                 writer.clear()?;
                 continue;
             }
+            if slabs.is_some_and(|s| !s.is_empty()) {
+                return Err(ConvertError::input("the stack ended before every chunk of its z planes was read"));
+            }
             if let Some(h) = histograms {
                 // the group again, now that the windows are known
-                let before = json::pretty(&metadata::group(&self.plan, &self.pyramid.shapes, &self.name)).len() as u64;
                 self.plan.windows = h.windows();
                 let text = json::pretty(&metadata::group(&self.plan, &self.pyramid.shapes, &self.name));
                 writer.write("zarr.json", text.as_bytes())?;
-                metadata_bytes = metadata_bytes - before + text.len() as u64;
+                metadata_bytes = metadata_bytes - group_bytes + text.len() as u64;
             }
             for w in &read_warnings {
                 events.warning(w);
@@ -372,6 +387,34 @@ impl<'a> Conversion<'a> {
             }));
         }
     }
+}
+
+/// A chunk of several z planes is one JPEG no taller than a JPEG can be, and the slab of
+/// planes gathered for it (every level's chunks) fits the converter's memory.
+fn check_chunk_depth(plan: &Plan, pyramid: &Pyramid, channels: usize, file: &str) -> Result<()> {
+    let depth = plan.chunk_depth;
+    if depth == 1 {
+        return Ok(());
+    }
+    let height = u64::from(pyramid.grids[0].chunk.0) * u64::from(depth);
+    if height > 65535 {
+        return Err(ConvertError::argument(format!(
+            "chunkDepth {depth} with chunks {} pixels high makes JPEG images {height} pixels high, more than a JPEG holds (65535)",
+            pyramid.grids[0].chunk.0
+        )));
+    }
+    let level_bytes: u64 =
+        pyramid.grids.iter().map(|g| g.chunk_count() * u64::from(g.chunk.0) * u64::from(g.chunk.1) * channels as u64).sum();
+    let bytes = slab::slab_bytes(depth, level_bytes);
+    if bytes > source::MAX_BAND_BYTES {
+        return Err(ConvertError::input(format!(
+            "{file}: chunks of {depth} z planes are gathered a slab of planes at a time, and a slab of its planes would hold \
+             {} MiB, more than this converter holds ({} MiB); a smaller chunkDepth holds less",
+            bytes >> 20,
+            source::MAX_BAND_BYTES >> 20
+        )));
+    }
+    Ok(())
 }
 
 /// Adds a plane's level totals to the stack's.
@@ -399,4 +442,46 @@ fn plane_label(stack: &Stack, at: PlaneIndex, warning: String) -> String {
 /// terms of the core: open, resolve, run.
 pub fn convert(input: &dyn ReadAt, file: &str, options: &ConvertOptions, writer: &mut dyn StoreWriter, events: &mut dyn Events) -> Result<Summary> {
     Conversion::open(input, file, options)?.run(writer, events, "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ConfigValue as V;
+
+    fn plan(chunk: u32, depth: u32, z: u32) -> Plan {
+        let options = V::Object(vec![("chunk".into(), V::Number(chunk.into())), ("chunkDepth".into(), V::Number(depth.into()))]);
+        let mut plan = ConvertOptions::parse(&options).and_then(|o| o.resolve(1)).expect("valid options");
+        plan.stack = Stack { z, ..Stack::default() };
+        plan
+    }
+
+    #[test]
+    fn a_chunk_of_z_planes_is_one_jpeg_no_taller_than_65535() {
+        let p = plan(256, 255, 300);
+        let pyramid = levels::plan_pyramid(&p, 1024, 1024).expect("a pyramid");
+        check_chunk_depth(&p, &pyramid, 1, "stack.tif").expect("255 × 256 fits");
+        let p = plan(256, 256, 300);
+        let e = check_chunk_depth(&p, &pyramid, 1, "stack.tif").unwrap_err();
+        assert!(e.to_string().contains("chunkDepth 256 with chunks 256 pixels high makes JPEG images 65536 pixels high"), "{e}");
+    }
+
+    #[test]
+    fn a_slab_of_z_planes_must_fit_the_converter() {
+        // 64 planes of a 16,384² colour plane and its levels: about 68 GiB
+        let p = plan(256, 64, 100);
+        let pyramid = levels::plan_pyramid(&p, 16384, 16384).expect("a pyramid");
+        let e = check_chunk_depth(&p, &pyramid, 3, "big.tif").unwrap_err();
+        assert!(e.to_string().contains("big.tif: chunks of 64 z planes are gathered a slab of planes at a time"), "{e}");
+        let p = plan(256, 2, 100);
+        check_chunk_depth(&p, &pyramid, 1, "big.tif").expect("2 planes of 16,384² grayscale: about 680 MiB");
+    }
+
+    #[test]
+    fn chunks_of_z_planes_have_keys_by_their_first_plane() {
+        let p = plan(64, 3, 7);
+        assert_eq!(p.stack_chunks(), 3);
+        assert_eq!(metadata::chunk_key(&p, PlaneIndex { t: 0, z: 5 }, 1, 2, 0), "c/1/1/2");
+        assert_eq!(metadata::chunk_shape(&p, (64, 64)), [3, 64, 64]);
+    }
 }

@@ -7,11 +7,14 @@
 use super::error::{ConvertError, Result};
 use crate::{EncodeOptions, JpegConfig};
 
-/// One chunk's samples: `ch × cw` pixels of `planes × components` samples, and the part of
-/// it that is inside the image (rows, columns), over which the error is measured.
+/// One chunk's samples: `ch × cw` pixels of `planes × components` samples (a chunk of
+/// several z planes: each plane's `ch` rows below the last's), and the part of it that is
+/// inside the image, over which the error is measured: (rows, columns) of each of its first
+/// `planes` z planes.
 pub struct Tile {
     pub samples: Vec<u8>,
     pub valid: (u32, u32),
+    pub planes: u32,
 }
 
 /// A chunk's stream(s): one, or one per plane of a c axis of grayscale planes; and at level
@@ -130,8 +133,10 @@ pub enum Started {
 
 pub struct Waiting {
     batch: Batch,
-    /// each chunk's part inside the image
-    valid: Vec<(u32, u32)>,
+    /// each chunk's part inside the image: rows and columns of each of its z planes inside it
+    valid: Vec<((u32, u32), u32)>,
+    /// rows of one z plane of a chunk
+    plane_rows: usize,
     /// the images encoded, kept to measure the error (else empty)
     images: Vec<Vec<u8>>,
     stride: usize,
@@ -197,11 +202,13 @@ impl ChunkEncoder<'_> {
         self.level_configs.get(level).unwrap_or(&self.config)
     }
 
-    /// Hands `tiles` of `level` (each `chunk` = (ch, cw) pixels) to the encoders, measuring
-    /// the error when `measure`; [`Self::finish`] gives their chunks' streams.
-    pub fn start(&self, level: usize, tiles: Vec<Tile>, (ch, cw): (u32, u32), measure: bool) -> Result<Started> {
-        let (ch, cw) = (u64::from(ch), u64::from(cw));
-        let valid: Vec<(u32, u32)> = tiles.iter().map(|t| t.valid).collect();
+    /// Hands `tiles` of `level` (each `chunk` = (ch, cw) pixels in each of `depth` z planes)
+    /// to the encoders, measuring the error when `measure`; [`Self::finish`] gives their
+    /// chunks' streams.
+    pub fn start(&self, level: usize, tiles: Vec<Tile>, (ch, cw): (u32, u32), depth: u32, measure: bool) -> Result<Started> {
+        let plane_rows = ch as usize;
+        let (ch, cw) = (u64::from(ch) * u64::from(depth), u64::from(cw));
+        let valid: Vec<((u32, u32), u32)> = tiles.iter().map(|t| (t.valid, t.planes)).collect();
         // a c axis of grayscale planes: one image per plane, cut out here
         let images: Vec<Vec<u8>> = match self.planes {
             1 => tiles.into_iter().map(|t| t.samples).collect(),
@@ -216,7 +223,7 @@ impl ChunkEncoder<'_> {
         let done = matches!(batch, Batch::Done(_));
         // (the samples are kept only to measure the error against)
         let images = if measure { images } else { Vec::new() };
-        let waiting = Waiting { batch, valid, images, stride: cw as usize * per_pixel, per_pixel, measure };
+        let waiting = Waiting { batch, valid, plane_rows, images, stride: cw as usize * per_pixel, per_pixel, measure };
         match done {
             // (measured now, so that the samples go now)
             true => self.collect(waiting).map(Started::Ready),
@@ -233,14 +240,14 @@ impl ChunkEncoder<'_> {
     }
 
     fn collect(&self, waiting: Waiting) -> Result<Vec<Encoded>> {
-        let Waiting { batch, valid, images, stride, per_pixel, measure } = waiting;
+        let Waiting { batch, valid, plane_rows, images, stride, per_pixel, measure } = waiting;
         let count = valid.len() * self.planes;
         let mut done = self.encoders.finish(batch)?.into_iter();
         if done.len() != count {
             return Err(ConvertError::input(format!("cannot encode a chunk: {} streams came back for {count} chunks", done.len())));
         }
         let mut encoded = Vec::with_capacity(valid.len());
-        for (t, valid) in valid.iter().enumerate() {
+        for (t, &(valid, planes)) in valid.iter().enumerate() {
             let mut streams = Vec::with_capacity(self.planes);
             let mut error = measure.then_some((0u64, 0u64));
             for p in 0..self.planes {
@@ -251,12 +258,12 @@ impl ChunkEncoder<'_> {
                     if decoded.len() != samples.len() {
                         return Err(ConvertError::input("cannot encode a chunk: its decoded samples are not the chunk's size"));
                     }
-                    for y in 0..h {
+                    for y in (0..planes as usize).flat_map(|z| z * plane_rows..z * plane_rows + h) {
                         let a = &samples[y * stride..y * stride + w];
                         let b = &decoded[y * stride..y * stride + w];
                         *sum += a.iter().zip(b).map(|(&p, &q)| (i32::from(p) - i32::from(q)).pow(2) as u64).sum::<u64>();
                     }
-                    *count += (h * w) as u64;
+                    *count += (planes as usize * h * w) as u64;
                 }
                 streams.push(out.stream);
             }

@@ -29,6 +29,7 @@ fn axis_length(plan: &Plan, name: &str, yx: (u32, u32), chunk: bool) -> u32 {
     match name {
         "t" if !chunk => plan.stack.t,
         "z" if !chunk => plan.stack.z,
+        "z" => plan.chunk_depth,
         "c" if plan.planes > 1 && !chunk => plan.planes as u32,
         "c" if plan.planes == 1 => 3,
         "y" => yx.0,
@@ -69,13 +70,13 @@ pub fn dimension_names(plan: &Plan) -> Vec<&'static str> {
     names
 }
 
-/// The key of chunk (cy, cx) (of plane c) of stack plane `at` within its level: `c/…`.
+/// The key of chunk (cy, cx) (of plane c) holding stack plane `at` within its level: `c/…`.
 pub fn chunk_key(plan: &Plan, at: PlaneIndex, cy: u32, cx: u32, c: u32) -> String {
     let mut key = String::from("c");
     for name in dimension_names(plan) {
         let index = match name {
             "t" => at.t,
-            "z" => at.z,
+            "z" => at.z / plan.chunk_depth,
             "c" if plan.planes > 1 => c,
             "y" => cy,
             "x" => cx,
@@ -92,8 +93,9 @@ fn transpose(order: &[u32]) -> V {
 }
 
 /// The codecs of a chunk: the jpeg codec takes (y, x) or (y, x, 3), so a channel-first chunk
-/// is transposed to channels last, and a stack's chunk, with its axes of length 1 (t, z, a
-/// grayscale plane's c), is reshaped to an image (which also drops a grayscale c: no transpose).
+/// is transposed to channels last, and a stack's chunk, with its axes of length 1 (t, a
+/// grayscale plane's c), is reshaped to an image (which also drops a grayscale c: no
+/// transpose) whose height is its z planes' one above the other.
 fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
     let names = dimension_names(plan);
     let reshaped = plan.stack.is_stack();
@@ -104,7 +106,8 @@ fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
         codecs.push(transpose(&order));
     }
     if reshaped {
-        let image = if plan.planes == 1 && plan.components == 3 { vec![chunk.0, chunk.1, 3] } else { vec![chunk.0, chunk.1] };
+        let height = chunk.0 * plan.chunk_depth;
+        let image = if plan.planes == 1 && plan.components == 3 { vec![height, chunk.1, 3] } else { vec![height, chunk.1] };
         codecs.push(obj(vec![("name", s("reshape")), ("configuration", obj(vec![("shape", nums(&image))]))]));
     }
     codecs.push(jpeg);

@@ -29,6 +29,7 @@ mod png;
 mod precomputed;
 mod pyramid;
 mod samples;
+mod slab;
 mod source;
 mod stack;
 mod store;

@@ -22,8 +22,8 @@ pub const SUBSAMPLING: [(&str, [[u8; 2]; 3]); 4] = [
     ("4:2:0", [[2, 2], [1, 1], [1, 1]]),
 ];
 
-const KNOWN: [&str; 18] = [
-    "quality", "color", "subsampling", "chunk", "shard", "levels", "channelAxis", "name",
+const KNOWN: [&str; 19] = [
+    "quality", "color", "subsampling", "chunk", "chunkDepth", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite",
     "rescale", "levelPsnr", "dicomIdentifiers",
 ];
@@ -86,6 +86,8 @@ pub enum Rescale {
 pub struct Plan {
     pub config: JpegConfig,
     pub chunk: u32,
+    /// z planes per chunk (1: 2-D chunks); a chunk's JPEG is its planes one above the other
+    pub chunk_depth: u32,
     pub shard: Option<u32>,
     pub levels: Option<u32>,
     pub channel_axis: ChannelAxis,
@@ -106,6 +108,13 @@ pub struct Plan {
     pub stack: super::stack::Stack,
     /// Each channel's window, found in the data (empty: 0–255).
     pub windows: Vec<Option<super::histogram::DataWindow>>,
+}
+
+impl Plan {
+    /// Chunks along the stack's outer axes: time points × chunks of z planes.
+    pub fn stack_chunks(&self) -> u64 {
+        u64::from(self.stack.t) * u64::from(self.stack.z.div_ceil(self.chunk_depth.max(1)))
+    }
 }
 
 pub(super) fn is_int(v: &ConfigValue) -> Option<f64> {
@@ -329,9 +338,22 @@ impl ConvertOptions {
             },
         };
         let common = self.pyramid_options()?;
+        let chunk_depth = match self.get("chunkDepth") {
+            None => 1,
+            Some(v) => match is_int(v) {
+                Some(d) if d > 0.0 && d <= MAX_JPEG_SIDE => d as u32,
+                _ => {
+                    return Err(ConvertError::argument(format!(
+                        "chunkDepth must be a positive integer (z planes per chunk), got {}",
+                        js(v)
+                    )))
+                }
+            },
+        };
         Ok(Plan {
             config,
             chunk,
+            chunk_depth,
             shard,
             levels: common.levels,
             channel_axis: common.channel_axis,

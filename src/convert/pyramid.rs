@@ -16,6 +16,7 @@ use super::error::{ConvertError, Result};
 use super::levels::Pyramid;
 use super::metadata;
 use super::options::Plan;
+use super::slab::Slabs;
 use super::stack::PlaneIndex;
 use super::store::{ChunkStore, StoreWriter};
 use super::events::{Events, Progress};
@@ -154,6 +155,8 @@ pub struct Context<'a> {
     pub error: (u64, u64),
     /// the plane of a stack these nodes are (0, 0 for a 2-D image)
     pub plane: PlaneIndex,
+    /// chunks of several z planes, gathered across the planes
+    pub slabs: Option<&'a mut Slabs>,
 }
 
 /// The levels of a pyramid being built from level 0's nodes (or rows, cut into nodes).
@@ -364,7 +367,14 @@ impl<'a> ChunkPyramid<'a> {
             cut_tile(&node.samples, self.node.0, self.node.1, self.channels, 0, ch, cw)
         };
         let valid = (node.valid.0 as u32, node.valid.1 as u32);
-        self.levels[l].queued.push(((y, x), Tile { samples, valid }));
+        let mut tile = Tile { samples, valid, planes: 1 };
+        if let Some(slabs) = self.cx.slabs.as_deref_mut() {
+            match slabs.add(l, y, x, self.cx.plane.z, tile) {
+                Some(chunk) => tile = chunk,
+                None => return Ok(()),
+            }
+        }
+        self.levels[l].queued.push(((y, x), tile));
         if self.levels[l].queued.len() >= self.batch {
             self.start(l)?;
         }
@@ -384,7 +394,7 @@ impl<'a> ChunkPyramid<'a> {
         }
         let (positions, tiles): (Vec<_>, Vec<_>) = queued.into_iter().unzip();
         let grid = self.cx.pyramid.grids[l];
-        let started = self.cx.encoder.start(l, tiles, grid.chunk, l == 0)?;
+        let started = self.cx.encoder.start(l, tiles, grid.chunk, self.cx.plan.chunk_depth, l == 0)?;
         self.in_flight.push_back(InFlight { level: l, positions, started });
         Ok(())
     }
@@ -417,7 +427,7 @@ impl<'a> ChunkPyramid<'a> {
 
     fn progress(&mut self, l: usize, what: Progress) -> Result<()> {
         let levels = self.levels.len();
-        let chunks_total = self.cx.pyramid.chunks_total() * self.cx.plan.stack.count();
+        let chunks_total = self.cx.pyramid.chunks_total() * self.cx.plan.stack_chunks();
         self.cx.events.progress(l, levels, self.cx.chunks_done, chunks_total, &what)
     }
 
@@ -482,7 +492,7 @@ mod tests {
         let encoder = ChunkEncoder { config: plan.config.clone(), level_configs: Vec::new(), options: plan.encode_options, channels: c, planes: 1, encoders: &threads };
         let mut store = MemoryStore::default();
         let mut events = Quiet;
-        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0), plane: PlaneIndex::default() };
+        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0), plane: PlaneIndex::default(), slabs: None };
         let mut built = ChunkPyramid::new(cx, c);
         if z {
             let (nh, nw) = built.node;

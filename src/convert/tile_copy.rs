@@ -143,6 +143,11 @@ impl<'a> TileJob<'a> {
         if options.get("rescale").is_some() {
             return Err(ConvertError::argument(format!("rescale applies to 16-bit input; this {container}'s {kinds} are 8-bit JPEG")));
         }
+        if options.get("chunkDepth").is_some() {
+            return Err(ConvertError::argument(format!(
+                "chunkDepth applies to a stack of z planes; this {container} is one 2-D image"
+            )));
+        }
         for key in ["color", "subsampling", "chunk"] {
             if options.get(key).is_some() {
                 return Err(ConvertError::argument(format!(
@@ -271,6 +276,7 @@ impl<'a> TileJob<'a> {
         let plan = Plan {
             config: config_up,
             chunk: th,
+            chunk_depth: 1,
             shard: None,
             levels: common.levels,
             channel_axis: common.channel_axis,
@@ -477,7 +483,7 @@ impl TileJob<'_> {
         let mut store0 = ChunkStore::new("0", self.pyramid.grids[0]);
         let (mut copied, mut stored0, mut bytes0) = (0u64, 0u64, 0u64);
         let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
-        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0), plane: Default::default() };
+        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0), plane: Default::default(), slabs: None };
         let mut rows = ChunkPyramid::new(cx, c).with_external_level0();
         let shape0 = self.tiles.shape0();
         let (height, grid_rows, grid_columns) = (self.spec.height as usize, self.spec.grid.rows as u32, self.spec.grid.columns as u32);

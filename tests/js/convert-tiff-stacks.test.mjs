@@ -1,8 +1,9 @@
 // Stacks in through the npm package: an OME-TIFF z-series with channels and time points, and
 // an ImageJ hyperstack, written at test time by tifffile, converted plane by plane into 5-D
 // arrays (t, c, z, y, x) that zarrita reads back through the reshape and jpeg codecs, each
-// plane within JPEG tolerance of tifffile's read. OME-XML that disagrees with the file's IFDs
-// is refused by name, with nothing left at the destination.
+// plane within JPEG tolerance of tifffile's read, also from chunks of several z planes.
+// OME-XML that disagrees with the file's IFDs is refused by name, with nothing left at the
+// destination.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -43,10 +44,10 @@ for name, description in [("short.ome.tif", ome.format(z=5, td="")), ("past-end.
 execFileSync(PYTHON, ["-c", WRITER, tmp]);
 const source = new Uint8Array(fs.readFileSync(at("tczyx.raw")));
 
-for (const name of ["tczyx.ome.tif", "hyperstack.tif"]) {
-  test(`${name}: a t × c × z stack becomes 5-D arrays that zarrita reads back plane by plane`, async () => {
-    const out = at(`${name}.zarr`);
-    await convert(at(name), out, { chunk: 64 });
+for (const [name, depth] of [["tczyx.ome.tif", 1], ["hyperstack.tif", 1], ["tczyx.ome.tif", 2]]) {
+  test(`${name}: a t × c × z stack becomes 5-D arrays (chunks of ${depth} z planes) that zarrita reads back plane by plane`, async () => {
+    const out = at(`${name}-${depth}.zarr`);
+    await convert(at(name), out, { chunk: 64, ...(depth > 1 ? { chunkDepth: depth } : {}) });
     const group = JSON.parse(fs.readFileSync(path.join(out, "zarr.json"), "utf8"));
     const ms = group.attributes.ome.multiscales[0];
     assert.deepEqual(ms.axes.map((a) => a.name), ["t", "c", "z", "y", "x"]);
@@ -60,7 +61,7 @@ for (const name of ["tczyx.ome.tif", "hyperstack.tif"]) {
     }
     const array = await zarr.open(zarr.root(new FileSystemStore(out)).resolve("0"), { kind: "array" });
     assert.deepEqual(array.shape, [T, C, Z, H, W]);
-    assert.deepEqual(array.chunks, [1, 1, 1, 64, 64]);
+    assert.deepEqual(array.chunks, [1, 1, depth, 64, 64]);
     const got = await zarr.get(array);
     const [st, sc, sz, sy, sx] = got.stride;
     for (let t = 0; t < T; t++) {

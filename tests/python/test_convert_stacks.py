@@ -138,3 +138,79 @@ def test_ome_xml_without_samples_per_pixel_over_rgb_pages_is_one_colour_image(tm
     level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")
     assert level0.shape == (3, 96, 128)
     assert psnr(np.moveaxis(level0[:], 0, -1), rgb) >= 35
+
+
+def test_chunks_of_several_z_planes_are_their_planes_one_above_the_other(stacks: Path, tmp: Path) -> None:
+    """chunk_depth=3 over 4 z planes: chunks (1, 1, 3, 64, 64), the last holding one plane.
+    zarr-python reads every plane back; Pillow (libjpeg-turbo) decodes a chunk's JPEG as its
+    three planes one above the other; the npm CLI writes the same store, plain and sharded."""
+    zarr_jpeg.convert(stacks / "tczyx.ome.tif", tmp / "out.zarr", chunk=64, chunk_depth=3, progress=False)
+    group = zarr.open_group(tmp / "out.zarr", mode="r")
+    level0 = group["0"]
+    assert level0.shape == (T, C, Z, H, W)
+    assert level0.chunks == (1, 1, 3, 64, 64)
+    source = expected(stacks, "tczyx.ome.tif")
+    got = level0[:]
+    for t in range(T):
+        for c in range(C):
+            for z in range(Z):
+                assert psnr(got[t, c, z], source[t, c, z]) >= 35, (t, c, z)
+    assert group["1"].chunks == (1, 1, 3, 64, 64)
+    mean = source[..., 0::2, 0::2] / 4 + source[..., 1::2, 0::2] / 4 + source[..., 0::2, 1::2] / 4 + source[..., 1::2, 1::2] / 4
+    assert psnr(group["1"][:], mean) >= 35
+    codecs = level0.metadata.to_dict()["codecs"]
+    assert [c["name"] for c in codecs] == ["reshape", "jpeg"]
+    assert codecs[0]["configuration"]["shape"] == [192, 64]
+    # chunk (t=1, c=2, z-chunk 0, y 1, x 2): planes 0, 1 and 2, 64 rows each
+    from PIL import Image
+    with Image.open(tmp / "out.zarr" / "0" / "c" / "1" / "2" / "0" / "1" / "2") as image:
+        assert image.size == (64, 192) and image.mode == "L"
+        pixels = np.asarray(image)
+    for z in range(3):
+        assert psnr(pixels[64 * z:64 * z + 64], source[1, 2, z, 64:128, 128:192]) >= 35, z
+    for args in (["--chunk", "64", "--chunk-z", "3"], ["--chunk", "64", "--chunk-z", "3", "--shard", "128"]):
+        js = node_convert(stacks / "tczyx.ome.tif", tmp / "js.zarr", [*args, "--quiet", "--overwrite"])
+        assert js.returncode == 0, js.stderr
+        py = script_convert(stacks / "tczyx.ome.tif", tmp / "py.zarr", [*args, "--quiet", "--overwrite"])
+        assert py.returncode == 0, py.stderr
+        assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
+    assert zarr.open_array(tmp / "py.zarr" / "0", mode="r").shards == (1, 1, 3, 128, 128)
+    assert psnr(zarr.open_array(tmp / "py.zarr" / "0", mode="r")[:], source) >= 35
+
+
+def test_colour_chunks_of_several_z_planes(stacks: Path, tmp: Path) -> None:
+    zarr_jpeg.convert(stacks / "rgb-z.ome.tif", tmp / "out.zarr", chunk_depth=2, progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")
+    assert level0.chunks == (3, 2, 160, 224)  # 150 × 210 rounded up to whole 16 × 16 MCUs
+    got = np.moveaxis(level0[:], 0, -1)
+    source = expected(stacks, "rgb-z.ome.tif")
+    for z in range(Z):
+        assert psnr(got[z], source[z]) >= 35, z
+
+
+@pytest.mark.parametrize("depth", [0, 1.5, "2"])
+def test_a_bad_chunk_depth_is_refused_by_name(stacks: Path, tmp: Path, depth: object) -> None:
+    with pytest.raises(zarr_jpeg.ConvertError, match=r"chunkDepth must be a positive integer \(z planes per chunk\), got"):
+        zarr_jpeg.convert(stacks / "tczyx.ome.tif", tmp / "out.zarr", chunk_depth=depth, progress=False)
+    assert not (tmp / "out.zarr").exists()
+
+
+def test_a_chunk_depth_past_the_stack_holds_all_its_planes(stacks: Path, tmp: Path) -> None:
+    zarr_jpeg.convert(stacks / "tczyx.ome.tif", tmp / "out.zarr", chunk_depth=2000, progress=False)
+    level0 = zarr.open_array(tmp / "out.zarr" / "0", mode="r")
+    assert level0.chunks[2] == Z
+    assert psnr(level0[:], expected(stacks, "tczyx.ome.tif")) >= 35
+
+
+def test_chunk_depth_applies_to_z_stacks_only(tmp: Path) -> None:
+    plane = (np.arange(64 * 80).reshape(64, 80) % 256).astype(np.uint8)
+    tifffile.imwrite(tmp / "plane.tif", plane)
+    tifffile.imwrite(tmp / "series.ome.tif", np.stack([plane, plane]), ome=True, metadata={"axes": "TYX"})
+    for name, what in (("plane.tif", "one plane"), ("series.ome.tif", "time points but one z plane")):
+        with pytest.raises(zarr_jpeg.ConvertError, match=f"chunkDepth applies to a stack of z planes; .*{name} has {what}"):
+            zarr_jpeg.convert(tmp / name, tmp / "out.zarr", chunk_depth=2, progress=False)
+        assert not (tmp / "out.zarr").exists()
+    js = node_convert(tmp / "plane.tif", tmp / "js.zarr", ["--chunk-z", "2"])
+    assert js.returncode == 1 and "chunkDepth applies to a stack of z planes" in js.stderr, js.stderr
+    py = script_convert(tmp / "plane.tif", tmp / "py.zarr", ["--chunk-z", "2"])
+    assert py.returncode == 1 and "chunkDepth applies to a stack of z planes" in py.stderr, py.stderr

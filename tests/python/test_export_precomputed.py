@@ -67,23 +67,26 @@ def test_tensorstore_reads_what_zarr_python_reads(volumes, tmp: Path, name: str)
         assert (tmp / "out" / key / "64-128_0-64_16-32").read_bytes() == original
 
 
-def test_a_z_stack_converted_from_tiff_exports_with_its_physical_sizes(tmp: Path) -> None:
+@pytest.mark.parametrize("depth", [1, 4])
+def test_a_z_stack_converted_from_tiff_exports_with_its_physical_sizes(tmp: Path, depth: int) -> None:
     Z, H, W = 5, 150, 200
     y, x = np.mgrid[0:H, 0:W]
     stack = np.array([(np.sin(x / 9 + z) + np.cos(y / 13)) * 60 + 120 for z in range(Z)]).clip(0, 255).astype(np.uint8)
     tifffile.imwrite(tmp / "z.ome.tif", stack, ome=True, photometric="minisblack",
                      metadata={"axes": "ZYX", "PhysicalSizeX": 0.5, "PhysicalSizeY": 0.5, "PhysicalSizeZ": 2.0})
-    zarr_jpeg.convert(tmp / "z.ome.tif", tmp / "z.zarr", chunk=64, progress=False)
+    zarr_jpeg.convert(tmp / "z.ome.tif", tmp / "z.zarr", chunk=64, chunk_depth=depth, progress=False)
     zarr_jpeg.export_precomputed(tmp / "z.zarr", tmp / "out", progress=False)
     info = json.loads((tmp / "out" / "info").read_text())
     assert info["scales"][0]["resolution"] == [500, 500, 2000]
-    assert info["scales"][0]["chunk_sizes"] == [[64, 64, 1]]
+    assert info["scales"][0]["chunk_sizes"] == [[64, 64, depth]]
     assert info["scales"][0]["size"] == [W, H, Z]
     exported = tensorstore_read(tmp / "out", 0)
     assert psnr(exported, zarr_read(tmp / "z.zarr", 0)) >= 40
     assert psnr(exported[..., 0].transpose(2, 1, 0), stack) >= 35
-    # a chunk inside the image is the Zarr chunk
-    assert (tmp / "out" / info["scales"][0]["key"] / "64-128_64-128_2-3").read_bytes() == (tmp / "z.zarr" / "0" / "c/2/1/1").read_bytes()
+    # a chunk inside the image is the Zarr chunk (with chunks of 4 z planes, the first of them)
+    z = "2-3" if depth == 1 else "0-4"
+    zarr_chunk = (tmp / "z.zarr" / "0" / f"c/{2 if depth == 1 else 0}/1/1").read_bytes()
+    assert (tmp / "out" / info["scales"][0]["key"] / f"64-128_64-128_{z}").read_bytes() == zarr_chunk
 
 
 def test_both_packages_export_the_same_files_from_plain_and_sharded_stores(volumes, tmp: Path) -> None:

@@ -300,8 +300,8 @@ pub struct ChunkReader<'f> {
     folder: &'f dyn Folder,
     store: String,
     path: String,
-    /// recently read shard indexes: shard indices → (offset, size) per chunk, None: no shard
-    shards: RefCell<Vec<(Vec<u64>, Option<Vec<(u64, u64)>>)>>,
+    /// recently read shard indexes: shard indices → (offset, size) per chunk
+    shards: RefCell<Vec<(Vec<u64>, Vec<(u64, u64)>)>>,
 }
 
 impl<'f> ChunkReader<'f> {
@@ -352,12 +352,11 @@ impl<'f> ChunkReader<'f> {
                 if cache.len() >= 16 {
                     cache.remove(0);
                 }
-                cache.push((shard.clone(), Some(entries)));
+                cache.push((shard.clone(), entries));
                 cache.len() - 1
             }
         };
-        let Some(entries) = &cache[at].1 else { return Ok(None) };
-        let (offset, size) = entries[within as usize];
+        let (offset, size) = cache[at].1[within as usize];
         if offset == u64::MAX && size == u64::MAX {
             return Ok(None);
         }
