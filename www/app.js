@@ -61,10 +61,49 @@ function describeLevels(ds) {
   }).join("");
   const jpeg = ds.levels[0].jpeg;
   return `<p><strong>${escape(ds.name)}</strong> — ${ds.levels[0].references ? "a TIFF read in place (Zarr v2 references)" : ds.kind === "multiscale" ? "OME-Zarr multiscale image" : "Zarr v3 array"}, ` +
-    `${ds.axes.rgb ? "RGB" : "grayscale"}${ds.axes.c >= 0 ? `, channel axis ${ds.axes.c}` : ""}` +
+    `${ds.axes.composite ? `${ds.axes.channels} channels` : ds.axes.rgb ? "RGB" : "grayscale"}${ds.axes.c >= 0 ? `, channel axis ${ds.axes.c}` : ""}` +
     `${jpeg ? `, jpeg quality ${jpeg.quality} ${jpeg.encoded_color_space}` : ""}</p>` +
     (ds.axes.note ? `<p class="muted">${escape(ds.axes.note)}</p>` : "") +
     `<table class="levels"><thead><tr><th>level</th><th>shape</th><th>chunk</th><th>shard</th><th>codecs</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** Sliders for the axes held at one index (z, t, …) and, for a composite, each channel's toggle and window. */
+function describeControls(ds) {
+  const shape = ds.levels[0].array.shape;
+  const sliders = Object.entries(ds.axes.fixed).filter(([axis]) => shape[axis] > 1).map(([axis, index]) =>
+    `<label class="plane">${escape(ds.axes.names[axis])} <input type="range" data-axis="${axis}" min="0" max="${shape[axis] - 1}" value="${index}">` +
+      ` <b>${index}</b> / ${shape[axis]}</label>`);
+  const channels = (ds.axes.composite ?? []).map((ch, k) =>
+    `<div class="channel" data-channel="${k}"><label><input type="checkbox" data-toggle="${k}"${ch.active ? " checked" : ""}>` +
+      ` <span class="swatch" style="background: rgb(${ch.color.map((v) => Math.round(v * 255)).join(", ")})"></span> ${escape(ch.label)}</label>` +
+      ` <label>window <input type="number" data-start="${k}" value="${ch.start}" step="1"> – <input type="number" data-end="${k}" value="${ch.end}" step="1"></label></div>`);
+  return (sliders.length ? `<div id="planes">${sliders.join("")}</div>` : "") +
+    (channels.length ? `<div id="channels"><p class="muted">channels blended from omero (colour, window)</p>${channels.join("")}</div>` : "");
+}
+
+function bindControls(ds) {
+  for (const input of document.querySelectorAll("#planes input[data-axis]")) {
+    input.addEventListener("input", () => {
+      const index = Number(input.value);
+      input.nextElementSibling.textContent = String(index);
+      viewer.setPlane(Number(input.dataset.axis), index);
+      scheduleInspect();
+    });
+  }
+  for (const input of document.querySelectorAll("#channels input")) {
+    input.addEventListener("change", () => {
+      const channel = ds.axes.composite[Number(input.dataset.toggle ?? input.dataset.start ?? input.dataset.end)];
+      if (input.dataset.toggle !== undefined) channel.active = input.checked;
+      else if (input.dataset.start !== undefined) channel.start = Number(input.value);
+      else channel.end = Number(input.value);
+      if (!(channel.end > channel.start)) channel.end = channel.start + 1;
+      if (!ds.axes.composite.some((c) => c.active)) {
+        channel.active = true;
+        input.checked = true;
+      }
+      viewer.refresh();
+    });
+  }
 }
 
 async function runCheck(url, token) {
@@ -126,7 +165,8 @@ async function open(url) {
   }
   if (token !== openToken) return null;
   current = ds;
-  $("#dataset").innerHTML = describeLevels(ds);
+  $("#dataset").innerHTML = describeLevels(ds) + describeControls(ds);
+  bindControls(ds);
   $("#chunk-info").textContent = "hover over the image";
   inspector.setDefaults(ds);
   viewer.setDataset(ds);

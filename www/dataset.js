@@ -182,6 +182,29 @@ function resolveAxes(names, shape, types) {
   return { y, x, c, channels, rgb: channels === 3, fixed };
 }
 
+/** "RRGGBB" → [r, g, b] in 0–1, or null. */
+function hexColor(text) {
+  return typeof text === "string" && /^[0-9a-f]{6}$/i.test(text) ? [0, 2, 4].map((i) => parseInt(text.slice(i, i + 2), 16) / 255) : null;
+}
+
+/**
+ * The channels to blend, when the channel axis holds separately stored channels (chunks of
+ * one channel each) that OME-Zarr's `omero` describes: each active one's index, colour and
+ * display window (start–end mapped to 0–1, then tinted and added). Null otherwise (one
+ * channel, or RGB chunks, which show as they are).
+ */
+function compositeChannels(omero, axes, array) {
+  const list = omero?.channels;
+  if (axes.c < 0 || axes.channels < 2 || array.chunks[axes.c] !== 1 || !Array.isArray(list) || list.length !== axes.channels) return null;
+  const channels = list.map((channel, index) => {
+    const window = channel?.window ?? {};
+    const start = Number.isFinite(window.start) ? window.start : 0;
+    const end = Number.isFinite(window.end) && window.end > start ? window.end : start + 255;
+    return { index, label: String(channel?.label ?? `channel ${index}`), color: hexColor(channel?.color) ?? [1, 1, 1], start, end, active: channel?.active !== false };
+  });
+  return channels.some((c) => c.active) ? channels : null;
+}
+
 const V2_DTYPES = { "|u1": "uint8", "<u1": "uint8", ">u1": "uint8", "|i1": "int8" };
 
 /** A kerchunk reference set (tifffile's `write_fsspec`, VirtualiZarr): version 1 or 0. */
@@ -277,6 +300,7 @@ export async function openDataset(rawUrl, registry) {
   const location = zarr.root(store);
   let levelPaths;
   let axesMeta = null;
+  let omero = null;
   let name = url.split("/").pop();
   let kind;
   if (root.node_type === "array") {
@@ -293,6 +317,7 @@ export async function openDataset(rawUrl, registry) {
     levelPaths = ms.datasets.map((d) => String(d.path));
     axesMeta = Array.isArray(ms.axes) ? ms.axes.map((a) => (typeof a === "string" ? { name: a } : a)) : null;
     name = ms.name ?? name;
+    omero = ome.omero ?? null;
   } else {
     throw new DatasetError("layout", `${url}/zarr.json has node_type ${JSON.stringify(root.node_type)}`);
   }
@@ -311,15 +336,19 @@ export async function openDataset(rawUrl, registry) {
     }
     levels.push({ path, url: levelUrl, array, meta, jpeg: jpegConfig(meta) });
   }
-  return finish({ url, kind, name, levels, axesMeta, store });
+  return finish({ url, kind, name, levels, axesMeta, omero, store });
 }
 
 /** Axes, level sizes and order, for a dataset opened either way. */
-function finish({ url, kind, name, levels, axesMeta, store }) {
+function finish({ url, kind, name, levels, axesMeta, omero, store }) {
   const first = levels[0];
   const names = axesMeta?.map((a) => a.name) ?? first.meta.dimension_names ?? first.array.shape.map(() => null);
   const axes = resolveAxes(names, first.array.shape, axesMeta?.map((a) => a.type));
-  if (axes.channels !== 1 && axes.channels !== 3) {
+  axes.names = names.map((n, i) => n ?? `axis ${i}`);
+  axes.composite = compositeChannels(omero, axes, first.array);
+  if (axes.composite) {
+    axes.rgb = false;
+  } else if (axes.channels !== 1 && axes.channels !== 3) {
     axes.note = `the channel axis has ${axes.channels} channels; showing channel 0 as grayscale`;
     axes.rgb = false;
   }

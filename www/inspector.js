@@ -140,7 +140,8 @@ export class Inspector {
     const selection = L.array.shape.map((_, i) => (i in axes.fixed ? axes.fixed[i] : null));
     selection[axes.y] = zarr.slice(y0, y1);
     selection[axes.x] = zarr.slice(x0, x1);
-    if (axes.c >= 0 && !axes.rgb) selection[axes.c] = 0;
+    // (a composite: the first channel shown)
+    if (axes.c >= 0 && !axes.rgb) selection[axes.c] = axes.composite?.find((c) => c.active)?.index ?? 0;
     const t0 = performance.now();
     const got = await zarr.get(L.array, selection);
     const readMs = performance.now() - t0;

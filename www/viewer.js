@@ -33,6 +33,40 @@ export function chunkToRgba(chunk, axes, h, w, chunkCoords, chunkShape) {
   return rgba;
 }
 
+/**
+ * The chunks of a dataset's separately stored channels (one per entry of
+ * `axes.composite`, same coordinates but the channel) → RGBA: each channel's display window
+ * mapped to 0–1, tinted by its colour and added, as OME-Zarr viewers composite `omero`
+ * channels.
+ */
+export function compositeToRgba(chunks, axes, h, w, chunkShape) {
+  const rgba = new Uint8ClampedArray(h * w * 4);
+  const sum = new Float32Array(h * w * 3);
+  axes.composite.forEach((channel, k) => {
+    if (!channel.active) return;
+    const { data, stride } = chunks[k];
+    let base = 0;
+    for (const [axis, index] of Object.entries(axes.fixed)) base += (index % chunkShape[axis]) * stride[axis];
+    const [r, g, b] = channel.color;
+    const scale = 1 / (channel.end - channel.start);
+    for (let y = 0, o = 0; y < h; y++) {
+      for (let x = 0; x < w; x++, o += 3) {
+        const v = Math.min(Math.max((data[base + y * stride[axes.y] + x * stride[axes.x]] - channel.start) * scale, 0), 1);
+        sum[o] += v * r;
+        sum[o + 1] += v * g;
+        sum[o + 2] += v * b;
+      }
+    }
+  });
+  for (let p = 0, o = 0; p < h * w; p++, o += 4) {
+    rgba[o] = Math.round(sum[3 * p] * 255);
+    rgba[o + 1] = Math.round(sum[3 * p + 1] * 255);
+    rgba[o + 2] = Math.round(sum[3 * p + 2] * 255);
+    rgba[o + 3] = 255;
+  }
+  return rgba;
+}
+
 export class Viewer extends EventTarget {
   constructor(canvas) {
     super();
@@ -66,6 +100,22 @@ export class Viewer extends EventTarget {
     this.stats = null;
     this.fit();
     this.requestRender();
+  }
+
+  /** Draws the chunks again (other channel settings): the view stays, the decoded chunks go. */
+  refresh() {
+    this.generation++;
+    this.cache.clear();
+    this.loading.clear();
+    this.inFlight = 0;
+    this.queue = [];
+    this.requestRender();
+  }
+
+  /** Shows plane `index` of axis `axis` (e.g. z or t), keeping the view. */
+  setPlane(axis, index) {
+    this.dataset.axes.fixed[axis] = index;
+    this.refresh();
   }
 
   resize() {
@@ -277,11 +327,23 @@ export class Viewer extends EventTarget {
     for (const [axis, index] of Object.entries(axes.fixed)) coords[axis] = Math.floor(index / array.chunks[axis]);
     const meter = {};
     const t0 = performance.now();
-    const chunk = await array.getChunk(coords, { meter });
-    const t1 = performance.now();
     const w = Math.min(L.chunkWidth, L.width - c.cx * L.chunkWidth);
     const h = Math.min(L.chunkHeight, L.height - c.cy * L.chunkHeight);
-    const rgba = chunkToRgba(chunk, axes, h, w, coords, array.chunks);
+    let rgba;
+    if (axes.composite) {
+      // one chunk per channel; the details below are those of the first
+      const first = axes.composite.findIndex((channel) => channel.active);
+      const chunks = await Promise.all(axes.composite.map((channel, k) => {
+        const at = coords.slice();
+        at[axes.c] = channel.index;
+        return channel.active ? array.getChunk(at, { meter: k === first ? meter : {} }) : null;
+      }));
+      coords[axes.c] = axes.composite[first].index;
+      rgba = compositeToRgba(chunks, axes, h, w, array.chunks);
+    } else {
+      rgba = chunkToRgba(await array.getChunk(coords, { meter }), axes, h, w, coords, array.chunks);
+    }
+    const t1 = performance.now();
     const canvas = document.createElement("canvas");
     canvas.width = w;
     canvas.height = h;

@@ -5,7 +5,7 @@
 // (plain, sharded, grayscale); pan/zoom switches pyramid levels and fetches only visible
 // chunks; hover names the chunk; the inspector's figures follow the controls; clear
 // messages for a missing URL, a codec the page lacks and a non-uint8 array; the
-// inspector's default quality (95).
+// inspector's default quality (95); a converted z-stack's z slider and channel composite.
 // Screenshots go to tests/artifacts/ (not committed).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -335,6 +335,65 @@ test("the inspector's figures follow quality, colour space, subsampling, trellis
   assert.equal(back.bytes, gray.bytes, "annex-k: the plain encoding again");
   await page.waitForSelector("#rd-current");
   await shot("inspector");
+});
+
+test("a converted z-stack of two channels: a z slider picks the plane, and the channels blend by their omero colours and windows", async () => {
+  // c × z × y × x = 2 × 3 × 96 × 128, written by tifffile, converted with chunks of 2 z planes
+  const [Z, H, W] = [3, 96, 128];
+  const tif = path.join(FIXTURES, "czyx.ome.tif");
+  const written = spawnSync(PYTHON, ["-c", `
+import sys, numpy as np, tifffile
+y, x = np.mgrid[0:${H}, 0:${W}]
+data = np.array([[(np.sin(x / (6 + 3 * c) + z) + np.cos(y / 9 - z)) * 50 + 100 + 40 * c for z in range(${Z})] for c in range(2)])
+tifffile.imwrite(sys.argv[1], data.clip(0, 255).astype(np.uint8), ome=True, photometric="minisblack",
+                 metadata={"axes": "CZYX", "Channel": {"Name": ["nuclei", "actin"]}})
+`, tif], { encoding: "utf8" });
+  assert.equal(written.status, 0, written.stderr);
+  const { convert } = await import("../../dist/convert.js");
+  const out = path.join(FIXTURES, "czyx.zarr");
+  await convert(tif, out, { chunkDepth: 2, quality: 90 });
+  const group = storeJson("_e2e", "czyx.zarr", "zarr.json");
+  const channels = group.attributes.ome.omero.channels;
+  await page.evaluate(() => window.demo.open("/stores/_e2e/czyx.zarr"));
+  await page.evaluate(() => window.demo.viewer.idle());
+  const slider = page.locator('#planes input[data-axis="1"]');
+  assert.equal(await slider.getAttribute("max"), String(Z - 1));
+  assert.equal(await slider.inputValue(), "1", "the middle z plane first");
+  assert.deepEqual(await page.locator("#channels .channel").allTextContents().then((t) => t.map((s) => s.trim().split(/\s+/)[0])), ["nuclei", "actin"]);
+  // plane 2 is the first plane of z-chunk 1 of each channel
+  await slider.evaluate((input) => {
+    input.value = "2";
+    input.dispatchEvent(new Event("input"));
+  });
+  assert.equal(await page.evaluate(() => window.demo.dataset.axes.fixed[1]), 2);
+  const meta = storeJson("_e2e", "czyx.zarr", "0", "zarr.json");
+  const planes = [0, 1].map((c) => decode(meta.codecs.at(-1).configuration, fs.readFileSync(path.join(out, "0", "c", String(c), "1", "0", "0")), [2 * H, W]));
+  const expected = (only) => {
+    const rgba = new Uint8Array(H * W * 4);
+    for (let i = 0; i < H * W; i++) {
+      const sum = [0, 0, 0];
+      for (const c of only) {
+        const { start, end } = channels[c].window;
+        const v = Math.min(Math.max((planes[c][i] - start) / (end - start), 0), 1);
+        const color = [0, 2, 4].map((k) => parseInt(channels[c].color.slice(k, k + 2), 16) / 255);
+        for (let k = 0; k < 3; k++) sum[k] += v * color[k];
+      }
+      for (let k = 0; k < 3; k++) rgba[4 * i + k] = Math.min(255, Math.round(sum[k] * 255));
+    }
+    return rgba;
+  };
+  const worst = (got, want) => {
+    let d = 0;
+    for (let i = 0; i < H * W; i++) for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(got[4 * i + k] - want[4 * i + k]));
+    return d;
+  };
+  const shown = await pixelsAt(0, 0, 0, W, H);
+  assert.ok(worst(shown.rgba, expected([0, 1])) <= 1, `composite of z = 2 differs from decode() by ${worst(shown.rgba, expected([0, 1]))}`);
+  await shot("stack-composite");
+  // the second channel off: the first alone
+  await page.locator('#channels input[data-toggle="1"]').uncheck();
+  const alone = await pixelsAt(0, 0, 0, W, H);
+  assert.ok(worst(alone.rgba, expected([0])) <= 1, `channel 0 alone differs by ${worst(alone.rgba, expected([0]))}`);
 });
 
 test("clear messages: a URL that fails, a codec the page lacks (named), a non-uint8 array", async () => {
