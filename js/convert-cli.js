@@ -48,6 +48,8 @@ options:
   --chunk N          chunk side in pixels (default ${DEFAULTS.chunk}; multiples of 16 avoid edge padding)
   --chunk-z D        z-stack input: D z planes per chunk (default 1), stored through
                      reshape + jpeg as one JPEG of the D planes one above the other
+  --downsample-z     z-stack input: each level halves z too (2×2×2 averaging; chunks
+                     of --chunk-z planes, or fewer where a level has fewer)
   --shard N          store chunks inside N×N shards (sharding_indexed; N a multiple of --chunk;
                      TIFF input: 0 for none)
   --levels N         number of pyramid levels (default: halve until one chunk holds the image)
@@ -108,6 +110,7 @@ const FLAGS = {
   "--no-restart-intervals": "noRestartIntervals",
   "--trellis": "trellis",
   "--dicom-identifiers": "dicomIdentifiers",
+  "--downsample-z": "downsampleZ",
   "--quiet": "quiet",
   "--json": "json",
   "--help": "help",
@@ -160,6 +163,7 @@ export function parseArgs(argv) {
   if (flags.noRestartIntervals) options.restartIntervals = false;
   if (flags.trellis) options.trellis = true;
   if (flags.dicomIdentifiers) options.dicomIdentifiers = true;
+  if (flags.downsampleZ) options.downsampleZ = true;
   return { input: positional[0], output: positional[1], options, flags };
 }
 

@@ -50,6 +50,8 @@ export interface ConvertOptions {
   chunk?: number;
   /** A z-stack's z planes per chunk (default 1): each chunk's JPEG is its planes one above the other (reshape + jpeg). */
   chunkDepth?: number;
+  /** A z-stack's levels halve z too, 2 × 2 × 2 averaging (default false: y and x only). */
+  downsampleZ?: boolean;
   /** Store chunks inside shards of this side (sharding_indexed), a multiple of `chunk` (TIFF input: 0 for none; default there: levels of more than 1,024 chunks in shards of 16 × 16 chunks). */
   shard?: number | null;
   /** Number of pyramid levels (default: halve until one chunk holds the image). */

@@ -19,6 +19,7 @@ OPTION_NAMES = {
     "subsampling": "subsampling",
     "chunk": "chunk",
     "chunk_depth": "chunkDepth",
+    "downsample_z": "downsampleZ",
     "shard": "shard",
     "levels": "levels",
     "channel_axis": "channelAxis",
@@ -130,7 +131,8 @@ def convert(
 
     Options, as the CLI's (``docs/converter.md``): ``quality`` (95), ``color``
     (``"ycbcr"``/``"rgb"``/``"grayscale"``), ``subsampling`` (``"4:2:0"``), ``chunk`` (256),
-    ``chunk_depth`` (a z-stack's z planes per chunk, 1), ``shard``, ``levels``, ``channel_axis`` (``"first"``), ``name``, ``pixel_size``, ``unit``,
+    ``chunk_depth`` (a z-stack's z planes per chunk, 1), ``downsample_z`` (its levels halve z
+    too), ``shard``, ``levels``, ``channel_axis`` (``"first"``), ``name``, ``pixel_size``, ``unit``,
     ``restart_intervals``, ``trellis``, ``quant_table``, ``rescale`` (``"auto"`` or
     ``"MIN:MAX"``, 16-bit input), ``level_psnr`` (a JPEG-tiled TIFF's levels 1+: the PSNR
     target their quality is chosen for, default 30 dB; 0 keeps the tiles' quality),

@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk", type=int, help="chunk side in pixels (default 256)")
     p.add_argument("--chunk-z", dest="chunk_depth", type=int,
                    help="z-stack: z planes per chunk (default 1), one JPEG of the planes one above the other")
+    p.add_argument("--downsample-z", dest="downsample_z", action="store_true", default=None,
+                   help="z-stack: each level halves z too (2x2x2 averaging)")
     p.add_argument("--shard", type=int, help="store chunks inside NxN shards (N a multiple of --chunk)")
     p.add_argument("--levels", type=int, help="number of pyramid levels (default: until one chunk holds the image)")
     p.add_argument("--channel-axis", dest="channel_axis", help="first (c, y, x; default) | last (y, x, c)")

@@ -13,7 +13,7 @@ use super::store::StoreWriter;
 use super::summary::{self, Summary};
 use super::tile_copy::TileJob;
 use super::histogram::Histograms;
-use super::slab::{self, Slabs};
+use super::slab::{Slabs, ZAverage};
 use super::precomputed::{self, VolumeJob};
 use super::source::Folder;
 use super::{dicom, jpeg, json, metadata, png, tiff};
@@ -209,9 +209,10 @@ impl<'a> Conversion<'a> {
                 stack.count()
             )));
         }
-        if plan.chunk_depth > 1 && stack.z <= 1 {
+        if (plan.chunk_depth > 1 || plan.downsample_z) && stack.z <= 1 {
             return Err(ConvertError::argument(format!(
-                "chunkDepth applies to a stack of z planes; {file} has {}",
+                "{} applies to a stack of z planes; {file} has {}",
+                if plan.chunk_depth > 1 { "chunkDepth" } else { "downsampleZ" },
                 if stack.is_stack() { "time points but one z plane" } else { "one plane" }
             )));
         }
@@ -236,7 +237,7 @@ impl<'a> Conversion<'a> {
                 if pyramid_bands > source::MAX_BAND_BYTES { "; a smaller chunk holds less" } else { "" }
             )));
         }
-        check_chunk_depth(&plan, &pyramid, channels, file)?;
+        check_z_chunks(&plan, &pyramid, channels, file)?;
         let name = match options.string("name")? {
             Some(name) => name.to_string(),
             None => default_name(file),
@@ -300,7 +301,7 @@ impl<'a> Conversion<'a> {
                 writer.write(key, text.as_bytes())
             };
             for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
-                put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, *shape, grid))?;
+                put(writer, &format!("{l}/zarr.json"), &metadata::level_array(&self.plan, l, *shape, grid))?;
             }
             let mut totals: Vec<LevelTotals> = Vec::new();
             let (mut error, mut chunks) = ((0, 0), 0);
@@ -308,7 +309,10 @@ impl<'a> Conversion<'a> {
             let mut read_warnings = Vec::new();
             // a multi-channel image's windows come from its data
             let mut histograms = (self.plan.planes > 1).then(|| Histograms::new(channels));
-            let mut slabs = (self.plan.chunk_depth > 1).then(|| Slabs::new(self.plan.chunk_depth, self.plan.stack.z));
+            let mut z_average = self.plan.downsample_z.then(|| ZAverage::new(self.plan.stack.z));
+            let levels = self.pyramid.grids.len();
+            let mut slabs = (self.plan.chunk_depth > 1)
+                .then(|| Slabs::new((0..levels).map(|l| (self.plan.level_depth(l), self.plan.level_z(l))).collect()));
             for (i, at) in self.plan.stack.planes().enumerate() {
                 let mut opened = match (&self.more_planes, i) {
                     (_, 0) => None,
@@ -328,6 +332,7 @@ impl<'a> Conversion<'a> {
                     chunks_done: chunks,
                     error,
                     plane: at,
+                    z_average: z_average.as_mut(),
                     slabs: slabs.as_mut(),
                 };
                 let mut rows = ChunkPyramid::new(cx, channels);
@@ -356,7 +361,7 @@ impl<'a> Conversion<'a> {
                 writer.clear()?;
                 continue;
             }
-            if slabs.is_some_and(|s| !s.is_empty()) {
+            if slabs.is_some_and(|s| !s.is_empty()) || z_average.is_some_and(|z| !z.is_empty()) {
                 return Err(ConvertError::input("the stack ended before every chunk of its z planes was read"));
             }
             if let Some(h) = histograms {
@@ -389,27 +394,29 @@ impl<'a> Conversion<'a> {
     }
 }
 
-/// A chunk of several z planes is one JPEG no taller than a JPEG can be, and the slab of
-/// planes gathered for it (every level's chunks) fits the converter's memory.
-fn check_chunk_depth(plan: &Plan, pyramid: &Pyramid, channels: usize, file: &str) -> Result<()> {
-    let depth = plan.chunk_depth;
-    if depth == 1 {
-        return Ok(());
+/// A chunk of several z planes is one JPEG no taller than a JPEG can be, and what is held
+/// across planes (a slab of planes for such chunks, a plane's sums for levels that halve z,
+/// at every level) fits the converter's memory.
+fn check_z_chunks(plan: &Plan, pyramid: &Pyramid, channels: usize, file: &str) -> Result<()> {
+    let depth = plan.level_depth(0);
+    if depth > 1 {
+        let height = u64::from(pyramid.grids[0].chunk.0) * u64::from(depth);
+        if height > 65535 {
+            return Err(ConvertError::argument(format!(
+                "chunkDepth {depth} with chunks {} pixels high makes JPEG images {height} pixels high, more than a JPEG holds (65535)",
+                pyramid.grids[0].chunk.0
+            )));
+        }
     }
-    let height = u64::from(pyramid.grids[0].chunk.0) * u64::from(depth);
-    if height > 65535 {
-        return Err(ConvertError::argument(format!(
-            "chunkDepth {depth} with chunks {} pixels high makes JPEG images {height} pixels high, more than a JPEG holds (65535)",
-            pyramid.grids[0].chunk.0
-        )));
-    }
-    let level_bytes: u64 =
-        pyramid.grids.iter().map(|g| g.chunk_count() * u64::from(g.chunk.0) * u64::from(g.chunk.1) * channels as u64).sum();
-    let bytes = slab::slab_bytes(depth, level_bytes);
+    let plane_bytes = |g: &levels::Grid| g.chunk_count() * u64::from(g.chunk.0) * u64::from(g.chunk.1) * channels as u64;
+    let grids = pyramid.grids.iter().enumerate();
+    let slabs: u64 = grids.clone().filter(|_| depth > 1).map(|(l, g)| u64::from(plan.level_depth(l)) * plane_bytes(g)).sum();
+    let sums: u64 = grids.skip(1).filter(|_| plan.downsample_z).map(|(_, g)| 4 * plane_bytes(g)).sum();
+    let bytes = slabs.saturating_add(sums);
     if bytes > source::MAX_BAND_BYTES {
         return Err(ConvertError::input(format!(
-            "{file}: chunks of {depth} z planes are gathered a slab of planes at a time, and a slab of its planes would hold \
-             {} MiB, more than this converter holds ({} MiB); a smaller chunkDepth holds less",
+            "{file}: what is held across its z planes (a slab of {depth} planes for chunks of several, a plane's sums for \
+             levels that halve z) would be {} MiB, more than this converter holds ({} MiB); a smaller chunkDepth holds less",
             bytes >> 20,
             source::MAX_BAND_BYTES >> 20
         )));
@@ -460,9 +467,9 @@ mod tests {
     fn a_chunk_of_z_planes_is_one_jpeg_no_taller_than_65535() {
         let p = plan(256, 255, 300);
         let pyramid = levels::plan_pyramid(&p, 1024, 1024).expect("a pyramid");
-        check_chunk_depth(&p, &pyramid, 1, "stack.tif").expect("255 × 256 fits");
+        check_z_chunks(&p, &pyramid, 1, "stack.tif").expect("255 × 256 fits");
         let p = plan(256, 256, 300);
-        let e = check_chunk_depth(&p, &pyramid, 1, "stack.tif").unwrap_err();
+        let e = check_z_chunks(&p, &pyramid, 1, "stack.tif").unwrap_err();
         assert!(e.to_string().contains("chunkDepth 256 with chunks 256 pixels high makes JPEG images 65536 pixels high"), "{e}");
     }
 
@@ -471,17 +478,31 @@ mod tests {
         // 64 planes of a 16,384² colour plane and its levels: about 68 GiB
         let p = plan(256, 64, 100);
         let pyramid = levels::plan_pyramid(&p, 16384, 16384).expect("a pyramid");
-        let e = check_chunk_depth(&p, &pyramid, 3, "big.tif").unwrap_err();
-        assert!(e.to_string().contains("big.tif: chunks of 64 z planes are gathered a slab of planes at a time"), "{e}");
+        let e = check_z_chunks(&p, &pyramid, 3, "big.tif").unwrap_err();
+        assert!(e.to_string().contains("big.tif: what is held across its z planes (a slab of 64 planes"), "{e}");
         let p = plan(256, 2, 100);
-        check_chunk_depth(&p, &pyramid, 1, "big.tif").expect("2 planes of 16,384² grayscale: about 680 MiB");
+        check_z_chunks(&p, &pyramid, 1, "big.tif").expect("2 planes of 16,384² grayscale: about 680 MiB");
     }
 
     #[test]
     fn chunks_of_z_planes_have_keys_by_their_first_plane() {
         let p = plan(64, 3, 7);
-        assert_eq!(p.stack_chunks(), 3);
-        assert_eq!(metadata::chunk_key(&p, PlaneIndex { t: 0, z: 5 }, 1, 2, 0), "c/1/1/2");
-        assert_eq!(metadata::chunk_shape(&p, (64, 64)), [3, 64, 64]);
+        assert_eq!(p.stack_chunks(0), 3);
+        assert_eq!(metadata::chunk_key(&p, 0, PlaneIndex { t: 0, z: 5 }, 1, 2, 0), "c/1/1/2");
+        assert_eq!(metadata::chunk_shape(&p, 0, (64, 64)), [3, 64, 64]);
+    }
+
+    #[test]
+    fn levels_that_halve_z_have_fewer_planes_and_shallower_chunks() {
+        let mut p = plan(64, 4, 5);
+        p.downsample_z = true;
+        let z: Vec<u32> = (0..5).map(|l| p.level_z(l)).collect();
+        assert_eq!(z, [5, 3, 2, 1, 1]);
+        let depth: Vec<u32> = (0..5).map(|l| p.level_depth(l)).collect();
+        assert_eq!(depth, [4, 3, 2, 1, 1]);
+        let factor: Vec<f64> = (0..5).map(|l| p.level_z_factor(l)).collect();
+        assert_eq!(factor, [1.0, 2.0, 4.0, 8.0, 8.0]);
+        assert_eq!((0..5).map(|l| p.stack_chunks(l)).collect::<Vec<_>>(), [2, 1, 1, 1, 1]);
+        assert_eq!(metadata::array_shape(&p, 1, (32, 32)), [3, 32, 32]);
     }
 }

@@ -24,12 +24,12 @@ fn nums<T: Into<f64> + Copy>(values: &[T]) -> V {
     V::Array(values.iter().map(|&v| num(v)).collect())
 }
 
-/// Axis `name`'s length in a level of `yx` (height, width), or in a chunk of `yx`.
-fn axis_length(plan: &Plan, name: &str, yx: (u32, u32), chunk: bool) -> u32 {
+/// Axis `name`'s length in level `l` of `yx` (height, width), or in a chunk of `yx`.
+fn axis_length(plan: &Plan, l: usize, name: &str, yx: (u32, u32), chunk: bool) -> u32 {
     match name {
         "t" if !chunk => plan.stack.t,
-        "z" if !chunk => plan.stack.z,
-        "z" => plan.chunk_depth,
+        "z" if !chunk => plan.level_z(l),
+        "z" => plan.level_depth(l),
         "c" if plan.planes > 1 && !chunk => plan.planes as u32,
         "c" if plan.planes == 1 => 3,
         "y" => yx.0,
@@ -38,14 +38,14 @@ fn axis_length(plan: &Plan, name: &str, yx: (u32, u32), chunk: bool) -> u32 {
     }
 }
 
-/// The array's dimensions of a level of `shape` (height, width).
-pub fn array_shape(plan: &Plan, shape: (u32, u32)) -> Vec<u32> {
-    dimension_names(plan).iter().map(|n| axis_length(plan, n, shape, false)).collect()
+/// The array's dimensions of level `l`, of `shape` (height, width).
+pub fn array_shape(plan: &Plan, l: usize, shape: (u32, u32)) -> Vec<u32> {
+    dimension_names(plan).iter().map(|n| axis_length(plan, l, n, shape, false)).collect()
 }
 
-/// A chunk's dimensions for a (y, x) chunk shape.
-pub fn chunk_shape(plan: &Plan, yx: (u32, u32)) -> Vec<u32> {
-    dimension_names(plan).iter().map(|n| axis_length(plan, n, yx, true)).collect()
+/// A chunk's dimensions at level `l` for a (y, x) chunk shape.
+pub fn chunk_shape(plan: &Plan, l: usize, yx: (u32, u32)) -> Vec<u32> {
+    dimension_names(plan).iter().map(|n| axis_length(plan, l, n, yx, true)).collect()
 }
 
 /// The axes present, in OME-Zarr's order (t, c, z, y, x), or y, x, c for a colour image whose
@@ -70,13 +70,13 @@ pub fn dimension_names(plan: &Plan) -> Vec<&'static str> {
     names
 }
 
-/// The key of chunk (cy, cx) (of plane c) holding stack plane `at` within its level: `c/…`.
-pub fn chunk_key(plan: &Plan, at: PlaneIndex, cy: u32, cx: u32, c: u32) -> String {
+/// The key of chunk (cy, cx) (of plane c) of level `l` holding the level's plane `at`: `c/…`.
+pub fn chunk_key(plan: &Plan, l: usize, at: PlaneIndex, cy: u32, cx: u32, c: u32) -> String {
     let mut key = String::from("c");
     for name in dimension_names(plan) {
         let index = match name {
             "t" => at.t,
-            "z" => at.z / plan.chunk_depth,
+            "z" => at.z / plan.level_depth(l),
             "c" if plan.planes > 1 => c,
             "y" => cy,
             "x" => cx,
@@ -96,7 +96,7 @@ fn transpose(order: &[u32]) -> V {
 /// is transposed to channels last, and a stack's chunk, with its axes of length 1 (t, a
 /// grayscale plane's c), is reshaped to an image (which also drops a grayscale c: no
 /// transpose) whose height is its z planes' one above the other.
-fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
+fn chunk_codecs(plan: &Plan, l: usize, chunk: (u32, u32), jpeg: V) -> Vec<V> {
     let names = dimension_names(plan);
     let reshaped = plan.stack.is_stack();
     let mut codecs = Vec::with_capacity(3);
@@ -106,7 +106,7 @@ fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
         codecs.push(transpose(&order));
     }
     if reshaped {
-        let height = chunk.0 * plan.chunk_depth;
+        let height = chunk.0 * plan.level_depth(l);
         let image = if plan.planes == 1 && plan.components == 3 { vec![height, chunk.1, 3] } else { vec![height, chunk.1] };
         codecs.push(obj(vec![("name", s("reshape")), ("configuration", obj(vec![("shape", nums(&image))]))]));
     }
@@ -114,17 +114,17 @@ fn chunk_codecs(plan: &Plan, chunk: (u32, u32), jpeg: V) -> Vec<V> {
     codecs
 }
 
-/// A level's array metadata.
-pub fn level_array(plan: &Plan, shape: (u32, u32), grid: &Grid) -> V {
+/// Level `l`'s array metadata.
+pub fn level_array(plan: &Plan, l: usize, shape: (u32, u32), grid: &Grid) -> V {
     let jpeg = obj(vec![("name", s("jpeg")), ("configuration", plan.config.to_value())]);
-    let chunk_codecs = V::Array(chunk_codecs(plan, grid.chunk, jpeg));
+    let chunk_codecs = V::Array(chunk_codecs(plan, l, grid.chunk, jpeg));
     let codecs = match grid.shard {
         Some(_) => V::Array(vec![obj(vec![
             ("name", s("sharding_indexed")),
             (
                 "configuration",
                 obj(vec![
-                    ("chunk_shape", nums(&chunk_shape(plan, grid.chunk))),
+                    ("chunk_shape", nums(&chunk_shape(plan, l, grid.chunk))),
                     ("codecs", chunk_codecs),
                     (
                         "index_codecs",
@@ -142,13 +142,13 @@ pub fn level_array(plan: &Plan, shape: (u32, u32), grid: &Grid) -> V {
     obj(vec![
         ("zarr_format", num(3)),
         ("node_type", s("array")),
-        ("shape", nums(&array_shape(plan, shape))),
+        ("shape", nums(&array_shape(plan, l, shape))),
         ("data_type", s("uint8")),
         (
             "chunk_grid",
             obj(vec![
                 ("name", s("regular")),
-                ("configuration", obj(vec![("chunk_shape", nums(&chunk_shape(plan, grid.shard.unwrap_or(grid.chunk))))])),
+                ("configuration", obj(vec![("chunk_shape", nums(&chunk_shape(plan, l, grid.shard.unwrap_or(grid.chunk))))])),
             ]),
         ),
         (
@@ -213,7 +213,7 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
                 .iter()
                 .map(|&n| match n {
                     "t" => stack.t_increment.as_ref().map_or(1.0, |t| t.value),
-                    "z" => stack.z_spacing.as_ref().map_or(1.0, |z| z.value),
+                    "z" => stack.z_spacing.as_ref().map_or(1.0, |z| z.value) * plan.level_z_factor(level),
                     "c" => 1.0,
                     _ => sc,
                 })
@@ -238,7 +238,10 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
                 ("type", s("mean")),
                 (
                     "metadata",
-                    obj(vec![("description", s("2×2 area averaging per level")), ("method", s("zarr-jpeg convert"))]),
+                    obj(vec![
+                        ("description", s(if plan.downsample_z { "2×2×2 (x, y, z) averaging per level" } else { "2×2 area averaging per level" })),
+                        ("method", s("zarr-jpeg convert")),
+                    ]),
                 ),
             ])]),
         ),

@@ -22,8 +22,8 @@ pub const SUBSAMPLING: [(&str, [[u8; 2]; 3]); 4] = [
     ("4:2:0", [[2, 2], [1, 1], [1, 1]]),
 ];
 
-const KNOWN: [&str; 19] = [
-    "quality", "color", "subsampling", "chunk", "chunkDepth", "shard", "levels", "channelAxis", "name",
+const KNOWN: [&str; 20] = [
+    "quality", "color", "subsampling", "chunk", "chunkDepth", "downsampleZ", "shard", "levels", "channelAxis", "name",
     "pixelSize", "unit", "restartIntervals", "trellis", "quantTable", "workers", "overwrite",
     "rescale", "levelPsnr", "dicomIdentifiers",
 ];
@@ -88,6 +88,8 @@ pub struct Plan {
     pub chunk: u32,
     /// z planes per chunk (1: 2-D chunks); a chunk's JPEG is its planes one above the other
     pub chunk_depth: u32,
+    /// each level halves z too (2 × 2 × 2 averaging), not only y and x
+    pub downsample_z: bool,
     pub shard: Option<u32>,
     pub levels: Option<u32>,
     pub channel_axis: ChannelAxis,
@@ -111,9 +113,36 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Chunks along the stack's outer axes: time points × chunks of z planes.
-    pub fn stack_chunks(&self) -> u64 {
-        u64::from(self.stack.t) * u64::from(self.stack.z.div_ceil(self.chunk_depth.max(1)))
+    /// Level `l`'s z planes: the stack's, halved per level (rounded up) with `downsample_z`.
+    pub fn level_z(&self, l: usize) -> u32 {
+        if !self.downsample_z {
+            return self.stack.z;
+        }
+        let planes = 1u64.checked_shl(l as u32).unwrap_or(u64::MAX);
+        u64::from(self.stack.z).div_ceil(planes).max(1) as u32
+    }
+
+    /// How many of level 0's z planes one of level `l`'s spans: doubled per level while the
+    /// level above had more than one plane.
+    pub fn level_z_factor(&self, l: usize) -> f64 {
+        let (mut z, mut factor) = (self.stack.z, 1.0);
+        for _ in 0..l {
+            if self.downsample_z && z > 1 {
+                z = z.div_ceil(2);
+                factor *= 2.0;
+            }
+        }
+        factor
+    }
+
+    /// Level `l`'s z planes per chunk: the chunk depth, or fewer where the level has fewer.
+    pub fn level_depth(&self, l: usize) -> u32 {
+        self.chunk_depth.clamp(1, self.level_z(l).max(1))
+    }
+
+    /// Level `l`'s chunks along the stack's outer axes: time points × chunks of z planes.
+    pub fn stack_chunks(&self, l: usize) -> u64 {
+        u64::from(self.stack.t) * u64::from(self.level_z(l).div_ceil(self.level_depth(l)))
     }
 }
 
@@ -354,6 +383,7 @@ impl ConvertOptions {
             config,
             chunk,
             chunk_depth,
+            downsample_z: self.flag("downsampleZ")?,
             shard,
             levels: common.levels,
             channel_axis: common.channel_axis,

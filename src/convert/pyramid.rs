@@ -16,7 +16,7 @@ use super::error::{ConvertError, Result};
 use super::levels::Pyramid;
 use super::metadata;
 use super::options::Plan;
-use super::slab::Slabs;
+use super::slab::{Slabs, ZAverage};
 use super::stack::PlaneIndex;
 use super::store::{ChunkStore, StoreWriter};
 use super::events::{Events, Progress};
@@ -129,8 +129,9 @@ struct Level {
     /// blocks waiting for children, by parent position
     blocks: HashMap<(u32, u32), Block>,
     store: ChunkStore,
-    /// chunks waiting to be handed to the encoders, with their positions
-    queued: Vec<((u32, u32), Tile)>,
+    /// chunks waiting to be handed to the encoders, with their positions (the level's z
+    /// plane, chunk row, column)
+    queued: Vec<((u32, u32, u32), Tile)>,
     chunks_done: u64,
     encoded_bytes: u64,
     started: bool,
@@ -139,7 +140,7 @@ struct Level {
 /// A batch with the encoders: its level, its chunks' positions.
 struct InFlight {
     level: usize,
-    positions: Vec<(u32, u32)>,
+    positions: Vec<(u32, u32, u32)>,
     started: Started,
 }
 
@@ -155,6 +156,8 @@ pub struct Context<'a> {
     pub error: (u64, u64),
     /// the plane of a stack these nodes are (0, 0 for a 2-D image)
     pub plane: PlaneIndex,
+    /// levels that halve z: their planes averaged across the stack's
+    pub z_average: Option<&'a mut ZAverage>,
     /// chunks of several z planes, gathered across the planes
     pub slabs: Option<&'a mut Slabs>,
 }
@@ -258,7 +261,7 @@ impl<'a> ChunkPyramid<'a> {
     fn level_started(&mut self, l: usize) -> Result<()> {
         if !self.levels[l].started {
             self.levels[l].started = true;
-            let shape = metadata::array_shape(self.cx.plan, self.cx.pyramid.shapes[l]);
+            let shape = metadata::array_shape(self.cx.plan, l, self.cx.pyramid.shapes[l]);
             self.progress(l, Progress::Level { shape })?;
         }
         Ok(())
@@ -368,13 +371,20 @@ impl<'a> ChunkPyramid<'a> {
         };
         let valid = (node.valid.0 as u32, node.valid.1 as u32);
         let mut tile = Tile { samples, valid, planes: 1 };
+        let mut z = self.cx.plane.z;
+        if let Some(z_average) = self.cx.z_average.as_deref_mut() {
+            match z_average.add(l, y, x, z, tile) {
+                Some((level_z, averaged)) => (z, tile) = (level_z, averaged),
+                None => return Ok(()),
+            }
+        }
         if let Some(slabs) = self.cx.slabs.as_deref_mut() {
-            match slabs.add(l, y, x, self.cx.plane.z, tile) {
+            match slabs.add(l, y, x, z, tile) {
                 Some(chunk) => tile = chunk,
                 None => return Ok(()),
             }
         }
-        self.levels[l].queued.push(((y, x), tile));
+        self.levels[l].queued.push(((z, y, x), tile));
         if self.levels[l].queued.len() >= self.batch {
             self.start(l)?;
         }
@@ -394,7 +404,7 @@ impl<'a> ChunkPyramid<'a> {
         }
         let (positions, tiles): (Vec<_>, Vec<_>) = queued.into_iter().unzip();
         let grid = self.cx.pyramid.grids[l];
-        let started = self.cx.encoder.start(l, tiles, grid.chunk, self.cx.plan.chunk_depth, l == 0)?;
+        let started = self.cx.encoder.start(l, tiles, grid.chunk, self.cx.plan.level_depth(l), l == 0)?;
         self.in_flight.push_back(InFlight { level: l, positions, started });
         Ok(())
     }
@@ -404,14 +414,14 @@ impl<'a> ChunkPyramid<'a> {
         let l = batch.level;
         let total = self.cx.pyramid.grids[l].chunk_count();
         let encoded = self.cx.encoder.finish(batch.started)?;
-        for ((cy, cx), e) in batch.positions.into_iter().zip(encoded) {
+        for ((z, cy, cx), e) in batch.positions.into_iter().zip(encoded) {
             if let Some((sum, count)) = e.error {
                 self.cx.error.0 += sum;
                 self.cx.error.1 += count;
             }
             let bytes: u64 = e.streams.iter().map(|s| s.len() as u64).sum();
-            let (plan, at) = (self.cx.plan, self.cx.plane);
-            let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, at, y, x, c);
+            let (plan, at) = (self.cx.plan, PlaneIndex { t: self.cx.plane.t, z });
+            let key = |y: u32, x: u32, c: u32| metadata::chunk_key(plan, l, at, y, x, c);
             for (c, stream) in e.streams.into_iter().enumerate() {
                 self.levels[l].store.store(self.cx.writer, &key, cy, cx, c as u32, stream)?;
             }
@@ -427,7 +437,8 @@ impl<'a> ChunkPyramid<'a> {
 
     fn progress(&mut self, l: usize, what: Progress) -> Result<()> {
         let levels = self.levels.len();
-        let chunks_total = self.cx.pyramid.chunks_total() * self.cx.plan.stack_chunks();
+        let (plan, grids) = (self.cx.plan, &self.cx.pyramid.grids);
+        let chunks_total = grids.iter().enumerate().map(|(l, g)| g.chunk_count() * plan.stack_chunks(l)).sum();
         self.cx.events.progress(l, levels, self.cx.chunks_done, chunks_total, &what)
     }
 
@@ -492,7 +503,7 @@ mod tests {
         let encoder = ChunkEncoder { config: plan.config.clone(), level_configs: Vec::new(), options: plan.encode_options, channels: c, planes: 1, encoders: &threads };
         let mut store = MemoryStore::default();
         let mut events = Quiet;
-        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0), plane: PlaneIndex::default(), slabs: None };
+        let cx = Context { plan: &plan, pyramid: &pyramid, writer: &mut store, encoder: &encoder, events: &mut events, chunks_done: 0, error: (0, 0), plane: PlaneIndex::default(), z_average: None, slabs: None };
         let mut built = ChunkPyramid::new(cx, c);
         if z {
             let (nh, nw) = built.node;

@@ -102,12 +102,12 @@ pub(super) fn build(p: Parts) -> Summary {
         .zip(p.totals)
         .enumerate()
         .map(|(l, ((shape, grid), totals))| {
-            let raw = u64::from(shape.0) * u64::from(shape.1) * p.channels as u64 * plan.stack.count();
+            let raw = u64::from(shape.0) * u64::from(shape.1) * p.channels as u64 * u64::from(plan.stack.t) * u64::from(plan.level_z(l));
             LevelSummary {
                 path: l.to_string(),
-                shape: metadata::array_shape(plan, *shape),
-                chunk_shape: metadata::chunk_shape(plan, grid.chunk),
-                shard_shape: grid.shard.map(|s| metadata::chunk_shape(plan, s)),
+                shape: metadata::array_shape(plan, l, *shape),
+                chunk_shape: metadata::chunk_shape(plan, l, grid.chunk),
+                shard_shape: grid.shard.map(|s| metadata::chunk_shape(plan, l, s)),
                 chunks: totals.chunks,
                 raw_bytes: raw,
                 encoded_bytes: totals.encoded_bytes,

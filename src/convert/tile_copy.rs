@@ -143,10 +143,10 @@ impl<'a> TileJob<'a> {
         if options.get("rescale").is_some() {
             return Err(ConvertError::argument(format!("rescale applies to 16-bit input; this {container}'s {kinds} are 8-bit JPEG")));
         }
-        if options.get("chunkDepth").is_some() {
-            return Err(ConvertError::argument(format!(
-                "chunkDepth applies to a stack of z planes; this {container} is one 2-D image"
-            )));
+        for key in ["chunkDepth", "downsampleZ"] {
+            if options.get(key).is_some() {
+                return Err(ConvertError::argument(format!("{key} applies to a stack of z planes; this {container} is one 2-D image")));
+            }
         }
         for key in ["color", "subsampling", "chunk"] {
             if options.get(key).is_some() {
@@ -277,6 +277,7 @@ impl<'a> TileJob<'a> {
             config: config_up,
             chunk: th,
             chunk_depth: 1,
+            downsample_z: false,
             shard: None,
             levels: common.levels,
             channel_axis: common.channel_axis,
@@ -479,11 +480,11 @@ impl TileJob<'_> {
             encoders,
         };
         let plan = &self.plan;
-        let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, Default::default(), y, x, p);
+        let key = |y: u32, x: u32, p: u32| metadata::chunk_key(plan, 0, Default::default(), y, x, p);
         let mut store0 = ChunkStore::new("0", self.pyramid.grids[0]);
         let (mut copied, mut stored0, mut bytes0) = (0u64, 0u64, 0u64);
         let mut reencoded: Vec<(Vec<u32>, String)> = Vec::new();
-        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0), plane: Default::default(), slabs: None };
+        let cx = Context { plan, pyramid: &self.pyramid, writer: &mut *writer, encoder: &encoder, events: &mut *events, chunks_done: 0, error: (0, 0), plane: Default::default(), z_average: None, slabs: None };
         let mut rows = ChunkPyramid::new(cx, c).with_external_level0();
         let shape0 = self.tiles.shape0();
         let (height, grid_rows, grid_columns) = (self.spec.height as usize, self.spec.grid.rows as u32, self.spec.grid.columns as u32);
@@ -582,7 +583,7 @@ impl TileJob<'_> {
         for (l, (shape, grid)) in self.pyramid.shapes.iter().zip(&self.pyramid.grids).enumerate() {
             let mut level_plan = plan.clone();
             level_plan.config = level_configs[l].clone();
-            let mut meta = metadata::level_array(&level_plan, *shape, grid);
+            let mut meta = metadata::level_array(&level_plan, l, *shape, grid);
             if l == 0 {
                 let source = self.spec.file.rsplit(['/', '\\']).next().unwrap_or(&self.spec.file).to_string();
                 let chunks = reencoded.iter().map(|(k, _)| V::Array(k.iter().map(|&v| V::Number(v.into())).collect())).collect();

@@ -214,3 +214,39 @@ def test_chunk_depth_applies_to_z_stacks_only(tmp: Path) -> None:
     assert js.returncode == 1 and "chunkDepth applies to a stack of z planes" in js.stderr, js.stderr
     py = script_convert(tmp / "plane.tif", tmp / "py.zarr", ["--chunk-z", "2"])
     assert py.returncode == 1 and "chunkDepth applies to a stack of z planes" in py.stderr, py.stderr
+    with pytest.raises(zarr_jpeg.ConvertError, match="downsampleZ applies to a stack of z planes; .*plane.tif has one plane"):
+        zarr_jpeg.convert(tmp / "plane.tif", tmp / "out.zarr", downsample_z=True, progress=False)
+    js = node_convert(tmp / "plane.tif", tmp / "js.zarr", ["--downsample-z"])
+    assert js.returncode == 1 and "downsampleZ applies to a stack of z planes" in js.stderr, js.stderr
+
+
+def test_levels_that_halve_z_too(stacks: Path, tmp: Path) -> None:
+    """downsample_z: level l has ceil(Z / 2^l) planes, each the mean of a 2^l-plane box of
+    level 0 (checked against numpy's 2 × 2 × 2 means of tifffile's read), with z's scale
+    doubled per level; chunks of 2 z planes where a level has 2 or more. The npm CLI writes
+    the same store."""
+    zarr_jpeg.convert(stacks / "tczyx.ome.tif", tmp / "out.zarr", chunk=64, chunk_depth=2, downsample_z=True, progress=False)
+    group = zarr.open_group(tmp / "out.zarr", mode="r")
+    ms = group.attrs["ome"]["multiscales"][0]
+    assert [d["coordinateTransformations"][0]["scale"] for d in ms["datasets"]] == [[30, 1, 2, 0.5, 0.5], [30, 1, 4, 1, 1], [30, 1, 8, 2, 2]]
+    assert [group[str(l)].shape for l in range(3)] == [(T, C, 4, 150, 210), (T, C, 2, 75, 105), (T, C, 1, 38, 53)]
+    assert [group[str(l)].chunks[2] for l in range(3)] == [2, 2, 1]
+    assert group["2"].metadata.to_dict()["codecs"][0]["configuration"]["shape"] == [40, 56]  # one plane of 38 × 53, in whole 8 × 8 blocks
+    source = expected(stacks, "tczyx.ome.tif").astype(float)
+    mean = sum(source[:, :, dz::2, dy::2, dx::2] for dz in (0, 1) for dy in (0, 1) for dx in (0, 1)) / 8
+    level1 = group["1"][:]
+    for t in range(T):
+        for c in range(C):
+            for z in range(2):
+                assert psnr(level1[t, c, z], mean[t, c, z]) >= 35, (t, c, z)
+    # level 2: the mean of all 4 planes, 2 × 2 of level 1's 2 × 2 (the last row repeated)
+    box = source.mean(axis=2)
+    padded = np.pad(box, ((0, 0), (0, 0), (0, 2), (0, 2)), mode="edge")
+    level2_expected = sum(padded[:, :, dy:dy + 152:4, dx:dx + 212:4] for dy in range(4) for dx in range(4)) / 16
+    assert psnr(group["2"][:][:, :, 0], level2_expected[:, :, :38, :53]) >= 33
+    js = node_convert(stacks / "tczyx.ome.tif", tmp / "js.zarr", ["--chunk", "64", "--chunk-z", "2", "--downsample-z", "--quiet"])
+    assert js.returncode == 0, js.stderr
+    py = script_convert(stacks / "tczyx.ome.tif", tmp / "py.zarr", ["--chunk", "64", "--chunk-z", "2", "--downsample-z", "--quiet"])
+    assert py.returncode == 0, py.stderr
+    assert_same_store(tmp / "js.zarr", tmp / "py.zarr")
+    assert_same_store(tmp / "out.zarr", tmp / "py.zarr")

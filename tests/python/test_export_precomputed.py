@@ -67,24 +67,30 @@ def test_tensorstore_reads_what_zarr_python_reads(volumes, tmp: Path, name: str)
         assert (tmp / "out" / key / "64-128_0-64_16-32").read_bytes() == original
 
 
-@pytest.mark.parametrize("depth", [1, 4])
-def test_a_z_stack_converted_from_tiff_exports_with_its_physical_sizes(tmp: Path, depth: int) -> None:
+@pytest.mark.parametrize("depth,downsample_z", [(1, False), (4, False), (2, True)])
+def test_a_z_stack_converted_from_tiff_exports_with_its_physical_sizes(tmp: Path, depth: int, downsample_z: bool) -> None:
     Z, H, W = 5, 150, 200
     y, x = np.mgrid[0:H, 0:W]
     stack = np.array([(np.sin(x / 9 + z) + np.cos(y / 13)) * 60 + 120 for z in range(Z)]).clip(0, 255).astype(np.uint8)
     tifffile.imwrite(tmp / "z.ome.tif", stack, ome=True, photometric="minisblack",
                      metadata={"axes": "ZYX", "PhysicalSizeX": 0.5, "PhysicalSizeY": 0.5, "PhysicalSizeZ": 2.0})
-    zarr_jpeg.convert(tmp / "z.ome.tif", tmp / "z.zarr", chunk=64, chunk_depth=depth, progress=False)
+    zarr_jpeg.convert(tmp / "z.ome.tif", tmp / "z.zarr", chunk=64, chunk_depth=depth, downsample_z=downsample_z, progress=False)
     zarr_jpeg.export_precomputed(tmp / "z.zarr", tmp / "out", progress=False)
     info = json.loads((tmp / "out" / "info").read_text())
     assert info["scales"][0]["resolution"] == [500, 500, 2000]
     assert info["scales"][0]["chunk_sizes"] == [[64, 64, depth]]
     assert info["scales"][0]["size"] == [W, H, Z]
+    if downsample_z:
+        # levels that halve z: 5 → 3 → 2 planes, z's resolution doubled
+        assert [s["size"][2] for s in info["scales"]] == [5, 3, 2]
+        assert [s["resolution"] for s in info["scales"]] == [[500, 500, 2000], [1000, 1000, 4000], [2000, 2000, 8000]]
+        for level in (1, 2):
+            assert psnr(tensorstore_read(tmp / "out", level), zarr_read(tmp / "z.zarr", level)) >= 40, level
     exported = tensorstore_read(tmp / "out", 0)
     assert psnr(exported, zarr_read(tmp / "z.zarr", 0)) >= 40
     assert psnr(exported[..., 0].transpose(2, 1, 0), stack) >= 35
-    # a chunk inside the image is the Zarr chunk (with chunks of 4 z planes, the first of them)
-    z = "2-3" if depth == 1 else "0-4"
+    # a chunk inside the image is the Zarr chunk (with chunks of several z planes, the first of them)
+    z = "2-3" if depth == 1 else f"0-{depth}"
     zarr_chunk = (tmp / "z.zarr" / "0" / f"c/{2 if depth == 1 else 0}/1/1").read_bytes()
     assert (tmp / "out" / info["scales"][0]["key"] / f"64-128_64-128_{z}").read_bytes() == zarr_chunk
 

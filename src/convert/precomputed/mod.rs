@@ -26,8 +26,8 @@ use crate::{ConfigValue as V, EncodeOptions, JpegConfig};
 use shard::{chunk_id, ShardReader};
 
 /// Options that change what a chunk is: a volume's chunks keep theirs.
-const NOT_FOR_VOLUMES: [&str; 10] =
-    ["color", "subsampling", "chunk", "chunkDepth", "levels", "channelAxis", "pixelSize", "rescale", "levelPsnr", "dicomIdentifiers"];
+const NOT_FOR_VOLUMES: [&str; 11] =
+    ["color", "subsampling", "chunk", "chunkDepth", "downsampleZ", "levels", "channelAxis", "pixelSize", "rescale", "levelPsnr", "dicomIdentifiers"];
 /// The chunks read and converted at once (then stored in order): bounds the memory.
 const BATCH_CHUNKS: usize = 64;
 
