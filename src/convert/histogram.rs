@@ -11,6 +11,11 @@ pub struct DataWindow {
     pub end: u8,
 }
 
+impl DataWindow {
+    /// Every uint8 value, shown as it is.
+    pub const FULL: DataWindow = DataWindow { min: 0, max: 255, start: 0, end: 255 };
+}
+
 /// The share of samples left out at each end of the display window.
 const TAIL: f64 = 0.001;
 

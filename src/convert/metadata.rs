@@ -8,15 +8,15 @@ use super::options::{ChannelAxis, Plan};
 use super::stack::PlaneIndex;
 use crate::ConfigValue as V;
 
-fn obj(members: Vec<(&str, V)>) -> V {
+pub(super) fn obj(members: Vec<(&str, V)>) -> V {
     V::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
-fn s(text: &str) -> V {
+pub(super) fn s(text: &str) -> V {
     V::String(text.to_string())
 }
 
-fn num(n: impl Into<f64>) -> V {
+pub(super) fn num(n: impl Into<f64>) -> V {
     V::Number(n.into())
 }
 
@@ -114,29 +114,35 @@ fn chunk_codecs(plan: &Plan, l: usize, chunk: (u32, u32), jpeg: V) -> Vec<V> {
     codecs
 }
 
+/// The `sharding_indexed` codec over chunks of `chunk_shape` coded by `codecs`, its index
+/// at the end (`bytes` little-endian, then `crc32c`).
+pub(super) fn sharding_codec(chunk_shape: V, codecs: V) -> V {
+    obj(vec![
+        ("name", s("sharding_indexed")),
+        (
+            "configuration",
+            obj(vec![
+                ("chunk_shape", chunk_shape),
+                ("codecs", codecs),
+                (
+                    "index_codecs",
+                    V::Array(vec![
+                        obj(vec![("name", s("bytes")), ("configuration", obj(vec![("endian", s("little"))]))]),
+                        obj(vec![("name", s("crc32c"))]),
+                    ]),
+                ),
+                ("index_location", s("end")),
+            ]),
+        ),
+    ])
+}
+
 /// Level `l`'s array metadata.
 pub fn level_array(plan: &Plan, l: usize, shape: (u32, u32), grid: &Grid) -> V {
     let jpeg = obj(vec![("name", s("jpeg")), ("configuration", plan.config.to_value())]);
     let chunk_codecs = V::Array(chunk_codecs(plan, l, grid.chunk, jpeg));
     let codecs = match grid.shard {
-        Some(_) => V::Array(vec![obj(vec![
-            ("name", s("sharding_indexed")),
-            (
-                "configuration",
-                obj(vec![
-                    ("chunk_shape", nums(&chunk_shape(plan, l, grid.chunk))),
-                    ("codecs", chunk_codecs),
-                    (
-                        "index_codecs",
-                        V::Array(vec![
-                            obj(vec![("name", s("bytes")), ("configuration", obj(vec![("endian", s("little"))]))]),
-                            obj(vec![("name", s("crc32c"))]),
-                        ]),
-                    ),
-                    ("index_location", s("end")),
-                ]),
-            ),
-        ])]),
+        Some(_) => V::Array(vec![sharding_codec(nums(&chunk_shape(plan, l, grid.chunk)), chunk_codecs)]),
         None => chunk_codecs,
     };
     obj(vec![
@@ -163,7 +169,13 @@ pub fn level_array(plan: &Plan, l: usize, shape: (u32, u32), grid: &Grid) -> V {
 }
 
 fn channel(plan: &Plan, label: &str, color: &str, index: usize) -> V {
-    let w = plan.windows.get(index).copied().flatten().unwrap_or(DataWindow { min: 0, max: 255, start: 0, end: 255 });
+    let w = plan.windows.get(index).copied().flatten().unwrap_or(DataWindow::FULL);
+    omero_channel(label, color, w, plan.rescale)
+}
+
+/// An `omero` channel: its label, colour ("RRGGBB") and window, and the 16-bit window mapped
+/// to 0–255 where the samples were rescaled.
+pub(super) fn omero_channel(label: &str, color: &str, w: DataWindow, rescale: Option<(&'static str, super::options::Window)>) -> V {
     let mut members = vec![
         ("label", s(label)),
         ("color", s(color)),
@@ -173,13 +185,23 @@ fn channel(plan: &Plan, label: &str, color: &str, index: usize) -> V {
         ("family", s("linear")),
         ("inverted", V::Bool(false)),
     ];
-    if let Some((data_type, window)) = plan.rescale {
+    if let Some((data_type, window)) = rescale {
         members.push((
             "rescaled_from",
             obj(vec![("data_type", s(data_type)), ("start", num(window.min)), ("end", num(window.max))]),
         ));
     }
     obj(members)
+}
+
+/// The `omero` metadata of `channels` under rendering model `model` ("color", "greyscale").
+pub(super) fn omero(channels: Vec<V>, model: &str) -> V {
+    obj(vec![("channels", V::Array(channels)), ("rdefs", obj(vec![("model", s(model))]))])
+}
+
+/// An RGB image's three channels, each made by `channel(label, color)`.
+pub(super) fn rgb_channels(channel: impl Fn(&str, &str) -> V) -> Vec<V> {
+    [("red", "FF0000"), ("green", "00FF00"), ("blue", "0000FF")].iter().map(|(label, color)| channel(label, color)).collect()
 }
 
 const PLANE_COLORS: [&str; 7] = ["FF0000", "00FF00", "0000FF", "FFFF00", "FF00FF", "00FFFF", "FFFFFF"];
@@ -246,9 +268,6 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
             ])]),
         ),
     ];
-    let omero = |channels: Vec<V>, model: &str| {
-        obj(vec![("channels", V::Array(channels)), ("rdefs", obj(vec![("model", s(model))]))])
-    };
     if plan.planes > 1 {
         let channels = (0..plan.planes)
             .map(|i| {
@@ -260,11 +279,7 @@ pub fn group(plan: &Plan, shapes: &[(u32, u32)], name: &str) -> V {
             .collect();
         ome.push(("omero", omero(channels, "color")));
     } else if plan.components == 3 {
-        let channels = [("red", "FF0000"), ("green", "00FF00"), ("blue", "0000FF")]
-            .iter()
-            .map(|(label, color)| channel(plan, label, color, usize::MAX))
-            .collect();
-        ome.push(("omero", omero(channels, "color")));
+        ome.push(("omero", omero(rgb_channels(|label, color| channel(plan, label, color, usize::MAX)), "color")));
     } else if plan.rescale.is_some() {
         ome.push(("omero", omero(vec![channel(plan, "gray", "FFFFFF", usize::MAX)], "greyscale")));
     }

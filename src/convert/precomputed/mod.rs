@@ -20,7 +20,9 @@ use super::options::{is_int, ConvertOptions};
 use super::source::{read_bytes, Folder, ImageInfo};
 use super::store::{ChunkStore, StoreWriter};
 use super::summary::{LevelSummary, Summary};
+use super::histogram::DataWindow;
 use super::json;
+use super::metadata::{self, num, obj, s};
 use crate::inspect::{inspect_stream, StreamInfo};
 use crate::{ConfigValue as V, EncodeOptions, JpegConfig};
 use shard::{chunk_id, ShardReader};
@@ -304,24 +306,7 @@ impl VolumeJob<'_> {
         let (outer, codecs) = match level.store_grid.shard {
             Some((sy, sx)) => (
                 self.dims([u64::from(sx), u64::from(sy), cz], 3),
-                V::Array(vec![obj(vec![
-                    ("name", s("sharding_indexed")),
-                    (
-                        "configuration",
-                        obj(vec![
-                            ("chunk_shape", nums(&chunk)),
-                            ("codecs", V::Array(codecs)),
-                            (
-                                "index_codecs",
-                                V::Array(vec![
-                                    obj(vec![("name", s("bytes")), ("configuration", obj(vec![("endian", s("little"))]))]),
-                                    obj(vec![("name", s("crc32c"))]),
-                                ]),
-                            ),
-                            ("index_location", s("end")),
-                        ]),
-                    ),
-                ])]),
+                V::Array(vec![metadata::sharding_codec(nums(&chunk), V::Array(codecs))]),
             ),
             None => (chunk.clone(), V::Array(codecs)),
         };
@@ -383,21 +368,8 @@ impl VolumeJob<'_> {
             ),
         ];
         if self.colour() {
-            let channels = [("red", "FF0000"), ("green", "00FF00"), ("blue", "0000FF")]
-                .iter()
-                .map(|(label, color)| {
-                    obj(vec![
-                        ("label", s(label)),
-                        ("color", s(color)),
-                        ("window", obj(vec![("start", num(0)), ("end", num(255)), ("min", num(0)), ("max", num(255))])),
-                        ("active", V::Bool(true)),
-                        ("coefficient", num(1)),
-                        ("family", s("linear")),
-                        ("inverted", V::Bool(false)),
-                    ])
-                })
-                .collect();
-            ome.push(("omero", obj(vec![("channels", V::Array(channels)), ("rdefs", obj(vec![("model", s("color"))]))])));
+            let channels = metadata::rgb_channels(|label, color| metadata::omero_channel(label, color, DataWindow::FULL, None));
+            ome.push(("omero", metadata::omero(channels, "color")));
         }
         obj(vec![("zarr_format", num(3)), ("node_type", s("group")), ("attributes", obj(vec![("ome", obj(ome))]))])
     }
@@ -564,18 +536,6 @@ impl VolumeJob<'_> {
             )],
         })
     }
-}
-
-fn obj(members: Vec<(&str, V)>) -> V {
-    V::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
-fn s(text: &str) -> V {
-    V::String(text.to_string())
-}
-
-fn num(n: impl Into<f64>) -> V {
-    V::Number(n.into())
 }
 
 fn nums(values: &[u64]) -> V {
