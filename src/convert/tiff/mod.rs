@@ -16,7 +16,6 @@ use super::stack::Stack;
 use super::tile_copy::TileJob;
 
 pub use ifd::Tiff;
-pub use image::pixel_size_from_description;
 pub use decode::{decode_j2k, decompress};
 
 
@@ -41,7 +40,7 @@ pub fn open<'a>(input: &'a dyn ReadAt, file: &str, options: &ConvertOptions, res
         let job = tiles::prepare(tiff, page, options, &mut warnings)?;
         return Ok(Opened::Tiles(Box::new(job), warnings));
     }
-    let pixel = pixel_size_from_description(page.description.as_deref());
+    let pixel = image::pixel_size(&page);
     let info = ImageInfo {
         height: page.height.min(u64::from(u32::MAX)) as u32,
         width: page.width.min(u64::from(u32::MAX)) as u32,

@@ -6,7 +6,7 @@ use super::super::error::{ConvertError, Result};
 use super::super::options::ConvertOptions;
 use super::super::tile_copy::{check_tile_size, TileInput, TileJob, TileSpec};
 use super::ifd::{photometric_name, Page, Tiff};
-use super::image::{check_uint8, pixel_size_from_description, source_summary};
+use super::image::{check_uint8, pixel_size, source_summary};
 use crate::decode::StoredColorSpace;
 
 /// A page's tiles, read in place.
@@ -71,7 +71,7 @@ pub fn prepare<'a>(tiff: Tiff<'a>, page: Page, options: &ConvertOptions, warning
         .position(|&n| n > 0)
         .ok_or_else(|| ConvertError::input(format!("{where_}: every {kind} is empty (byte count 0)")))? as u64;
     let empty = counts.iter().filter(|&&n| n == 0).count() as u64;
-    let pixel = pixel_size_from_description(page.description.as_deref());
+    let pixel = pixel_size(&page);
     let spec = TileSpec {
         file: file.clone(),
         label: page.label.clone(),
