@@ -30,7 +30,6 @@ const TAG_STRIP_BYTES: u16 = 279;
 const TAG_X_RESOLUTION: u16 = 282;
 const TAG_Y_RESOLUTION: u16 = 283;
 const TAG_PLANAR: u16 = 284;
-const TAG_RESOLUTION_UNIT: u16 = 296;
 const TAG_PREDICTOR: u16 = 317;
 const TAG_TILE_WIDTH: u16 = 322;
 const TAG_TILE_HEIGHT: u16 = 323;
@@ -97,9 +96,8 @@ pub struct Page {
     pub subfile_type: u64,
     /// the first ImageDescription (a second one, as tifffile may add, is ignored as libtiff does)
     pub description: Option<String>,
-    /// XResolution and YResolution: pixels per ResolutionUnit (1 none, 2 inch, 3 centimetre)
+    /// XResolution and YResolution: pixels per unit (an ImageJ file's `unit=`)
     pub resolution: Option<(f64, f64)>,
-    pub resolution_unit: u64,
     pub tiled: bool,
     pub tile_width: u64,
     pub tile_height: u64,
@@ -317,7 +315,6 @@ impl Reader<'_> {
                 (Some(&x), y) if x.is_finite() && x > 0.0 => Some((x, y.copied().filter(|y| y.is_finite() && *y > 0.0).unwrap_or(x))),
                 _ => None,
             },
-            resolution_unit: single(TAG_RESOLUTION_UNIT)?.unwrap_or(2),
             tiled,
             tile_width: if tiled { tile_width.unwrap_or(0) } else { width },
             tile_height: if tiled { tile_height.unwrap_or(0) } else { single(TAG_ROWS_PER_STRIP)?.unwrap_or(height).min(height) },

@@ -499,26 +499,21 @@ pub fn pixel_size_from_description(description: Option<&str>) -> Option<PixelSiz
     None
 }
 
-/// A page's pixel size in micrometres: from its description (OME-XML, Aperio), else from
-/// XResolution/YResolution: in an ImageJ file, pixels per its `unit=` (ImageJ writes
-/// ResolutionUnit none); elsewhere only pixels per centimetre (per inch is a print's DPI).
+/// A page's pixel size in micrometres: from its description (OME-XML, Aperio), else, in an
+/// ImageJ file, from XResolution/YResolution, pixels per its `unit=` (ImageJ writes
+/// ResolutionUnit none). Other TIFFs' resolution tags are not taken: writers fill them with
+/// defaults (libvips: 10 pixels per centimetre; many: 72 per inch) that are no pixel size.
 pub fn pixel_size(page: &Page) -> Option<PixelSize> {
     if let Some(size) = pixel_size_from_description(page.description.as_deref()) {
         return Some(size);
     }
     let (x, y) = page.resolution?;
-    let description = page.description.as_deref().unwrap_or("");
-    let (per_unit, source) = if description.starts_with("ImageJ=") {
-        let unit = description.lines().find_map(|l| l.strip_prefix("unit="))?.trim();
-        let unit = if unit == "micron" || unit == "\\u00B5m" { "µm" } else { unit };
-        (micrometres_per(unit)?, "ImageJ XResolution/YResolution and unit")
-    } else if page.resolution_unit == 3 {
-        (1e4, "TIFF XResolution/YResolution (per centimetre)")
-    } else {
-        return None;
-    };
+    let description = page.description.as_deref().filter(|d| d.starts_with("ImageJ="))?;
+    let unit = description.lines().find_map(|l| l.strip_prefix("unit="))?.trim();
+    let unit = if unit == "micron" || unit == "\\u00B5m" { "µm" } else { unit };
+    let per_unit = micrometres_per(unit)?;
     let (x, y) = (per_unit / x, per_unit / y);
-    (x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0).then_some(PixelSize { x, y, source })
+    (x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0).then_some(PixelSize { x, y, source: "ImageJ XResolution/YResolution and unit" })
 }
 
 /// "W × H, N sample(s) of B bits, compression, photometric", for summaries.
