@@ -216,7 +216,6 @@ impl<'a> Conversion<'a> {
                 if stack.is_stack() { "time points but one z plane" } else { "one plane" }
             )));
         }
-        plan.chunk_depth = plan.chunk_depth.min(stack.z.max(1));
         plan.stack = stack;
         plan.rescale = source.rescaled();
         let mut warnings = source.warnings();

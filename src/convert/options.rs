@@ -113,26 +113,25 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Level `l`'s z planes: the stack's, halved per level (rounded up) with `downsample_z`.
-    pub fn level_z(&self, l: usize) -> u32 {
-        if !self.downsample_z {
-            return self.stack.z;
+    /// Level `l`'s z planes and how many times z was halved to get them: with
+    /// `downsample_z`, halved (rounded up) per level while the level above had more than one.
+    fn level_z_halvings(&self, l: usize) -> (u32, u32) {
+        let (mut z, mut halvings) = (self.stack.z, 0);
+        while self.downsample_z && (halvings as usize) < l && z > 1 {
+            z = z.div_ceil(2);
+            halvings += 1;
         }
-        let planes = 1u64.checked_shl(l as u32).unwrap_or(u64::MAX);
-        u64::from(self.stack.z).div_ceil(planes).max(1) as u32
+        (z, halvings)
     }
 
-    /// How many of level 0's z planes one of level `l`'s spans: doubled per level while the
-    /// level above had more than one plane.
+    /// Level `l`'s z planes.
+    pub fn level_z(&self, l: usize) -> u32 {
+        self.level_z_halvings(l).0
+    }
+
+    /// How many of level 0's z planes one of level `l`'s spans.
     pub fn level_z_factor(&self, l: usize) -> f64 {
-        let (mut z, mut factor) = (self.stack.z, 1.0);
-        for _ in 0..l {
-            if self.downsample_z && z > 1 {
-                z = z.div_ceil(2);
-                factor *= 2.0;
-            }
-        }
-        factor
+        2f64.powi(self.level_z_halvings(l).1 as i32)
     }
 
     /// Level `l`'s z planes per chunk: the chunk depth, or fewer where the level has fewer.

@@ -18,7 +18,6 @@ use super::encoder::Tile;
 struct Gathering {
     samples: Vec<u8>,
     valid: (u32, u32),
-    planes: u32,
 }
 
 /// The chunks of one slab of planes being gathered, by (level, chunk row, column).
@@ -48,10 +47,8 @@ impl Slabs {
         let entry = self.gathering.entry((l, y, x)).or_insert_with(|| Gathering {
             samples: Vec::with_capacity(size * depth as usize),
             valid: tile.valid,
-            planes: 0,
         });
         entry.samples.extend_from_slice(&tile.samples);
-        entry.planes += 1;
         if z - first + 1 < planes {
             return None;
         }

@@ -180,11 +180,9 @@ pub fn image_dimensions(description: Option<&str>) -> Option<Dimensions> {
         });
     }
     if description.starts_with("ImageJ=") {
-        let line = |name: &str| {
-            description.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with('=')).map(|l| l[name.len() + 1..].trim())
-        };
+        let line = |name: &str| imagej_value(description, name);
         let value = |name: &str| line(name).map_or(1, |v| digits(Some(v)));
-        let unit = line("unit").map(|u| if u == "micron" || u == "\\u00B5m" { "µm" } else { u });
+        let unit = imagej_unit(description);
         let z_spacing = spacing_micrometres(line("spacing"), unit);
         let t_increment = time_spacing(line("finterval"), line("tunit"));
         return Some(Dimensions {
@@ -499,6 +497,16 @@ pub fn pixel_size_from_description(description: Option<&str>) -> Option<PixelSiz
     None
 }
 
+/// An ImageJ description's `name=value` line's value.
+fn imagej_value<'d>(description: &'d str, name: &str) -> Option<&'d str> {
+    description.lines().find(|l| l.starts_with(name) && l[name.len()..].starts_with('=')).map(|l| l[name.len() + 1..].trim())
+}
+
+/// An ImageJ description's length unit (`unit=`), its escaped µ read as µ.
+fn imagej_unit(description: &str) -> Option<&str> {
+    imagej_value(description, "unit").map(|u| if u == "micron" || u == "\\u00B5m" { "µm" } else { u })
+}
+
 /// A page's pixel size in micrometres: from its description (OME-XML, Aperio), else, in an
 /// ImageJ file, from XResolution/YResolution, pixels per its `unit=` (ImageJ writes
 /// ResolutionUnit none). Other TIFFs' resolution tags are not taken: writers fill them with
@@ -509,9 +517,7 @@ pub fn pixel_size(page: &Page) -> Option<PixelSize> {
     }
     let (x, y) = page.resolution?;
     let description = page.description.as_deref().filter(|d| d.starts_with("ImageJ="))?;
-    let unit = description.lines().find_map(|l| l.strip_prefix("unit="))?.trim();
-    let unit = if unit == "micron" || unit == "\\u00B5m" { "µm" } else { unit };
-    let per_unit = micrometres_per(unit)?;
+    let per_unit = micrometres_per(imagej_unit(description)?)?;
     let (x, y) = (per_unit / x, per_unit / y);
     (x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0).then_some(PixelSize { x, y, source: "ImageJ XResolution/YResolution and unit" })
 }
