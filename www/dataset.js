@@ -301,6 +301,7 @@ export async function openDataset(rawUrl, registry) {
   let levelPaths;
   let axesMeta = null;
   let omero = null;
+  let scales = [];
   let name = url.split("/").pop();
   let kind;
   if (root.node_type === "array") {
@@ -315,6 +316,7 @@ export async function openDataset(rawUrl, registry) {
     }
     kind = "multiscale";
     levelPaths = ms.datasets.map((d) => String(d.path));
+    scales = ms.datasets.map((d) => (Array.isArray(d.coordinateTransformations) ? d.coordinateTransformations.find((t) => t?.type === "scale")?.scale : null) ?? null);
     axesMeta = Array.isArray(ms.axes) ? ms.axes.map((a) => (typeof a === "string" ? { name: a } : a)) : null;
     name = ms.name ?? name;
     omero = ome.omero ?? null;
@@ -322,7 +324,7 @@ export async function openDataset(rawUrl, registry) {
     throw new DatasetError("layout", `${url}/zarr.json has node_type ${JSON.stringify(root.node_type)}`);
   }
   const levels = [];
-  for (const path of levelPaths) {
+  for (const [i, path] of levelPaths.entries()) {
     const levelUrl = path ? `${url}/${path}` : url;
     const meta = path ? await fetchJson(`${levelUrl}/zarr.json`, "array metadata") : root;
     if (!meta) throw new DatasetError("fetch", `No zarr.json at ${levelUrl}/zarr.json (HTTP 404): the multiscales list a level that is missing.`);
@@ -334,7 +336,7 @@ export async function openDataset(rawUrl, registry) {
     } catch (error) {
       throw new DatasetError("layout", `zarrita cannot open ${levelUrl}: ${error.message}`);
     }
-    levels.push({ path, url: levelUrl, array, meta, jpeg: jpegConfig(meta) });
+    levels.push({ path, url: levelUrl, array, meta, jpeg: jpegConfig(meta), scale: scales[i] ?? null });
   }
   return finish({ url, kind, name, levels, axesMeta, omero, store });
 }
@@ -368,6 +370,21 @@ function finish({ url, kind, name, levels, axesMeta, omero, store }) {
   // The finest level first, whatever order the metadata lists them in.
   levels.sort((a, b) => a.factor - b.factor);
   return { url, kind, name, levels, axes, store };
+}
+
+/**
+ * The indices `level` is held at along the axes the view does not show (z, t, …): the
+ * dataset's `axes.fixed` are level 0's, and a level that halves z too has fewer planes, each
+ * spanning several of level 0's, by the ratio of the levels' scales (OME-Zarr), else of their
+ * sizes.
+ */
+export function fixedAt(dataset, level) {
+  const first = dataset.levels[0];
+  return Object.fromEntries(Object.entries(dataset.axes.fixed).map(([axis, index]) => {
+    const size = level.array.shape[axis];
+    const ratio = first.scale?.[axis] > 0 && level.scale?.[axis] > 0 ? level.scale[axis] / first.scale[axis] : first.array.shape[axis] / size;
+    return [axis, Math.min(size - 1, Math.floor(index / ratio + 1e-9))];
+  }));
 }
 
 /** The default chunk key of `coords` for an array's chunk_key_encoding. */

@@ -7,6 +7,7 @@ import * as zarr from "zarrita";
 import { init, encode, decode } from "/dist/index.js";
 import { QUANT_TABLES } from "/dist/advanced.js";
 import { SUBSAMPLING, rgbToLuma } from "/dist/color-names.js";
+import { fixedAt } from "./dataset.js";
 
 const RD_QUALITIES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 100];
 const MAX_REGION = 256;
@@ -137,7 +138,8 @@ export class Inspector {
     const h = y1 - y0;
     const w = x1 - x0;
     if (h < 1 || w < 1) return;
-    const selection = L.array.shape.map((_, i) => (i in axes.fixed ? axes.fixed[i] : null));
+    const fixed = fixedAt(dataset, L);
+    const selection = L.array.shape.map((_, i) => (i in fixed ? fixed[i] : null));
     selection[axes.y] = zarr.slice(y0, y1);
     selection[axes.x] = zarr.slice(x0, x1);
     // (a composite: the first channel shown)

@@ -1,17 +1,23 @@
 // The pan/zoom canvas: picks the pyramid level for the zoom, reads only the chunks that
 // are visible (through zarrita, so the jpeg codec decodes them in the worker pool), keeps
 // decoded chunks as small canvases, and reports per-chunk details under the pointer.
-import { chunkKey } from "./dataset.js";
+import { chunkKey, fixedAt } from "./dataset.js";
 
 const MAX_IN_FLIGHT = 6;
 const CACHE_LIMIT = 400; // decoded chunks kept (≈ 100 MB of RGBA at 256²)
 
-/** Chunk samples (zarrita's {data, shape, stride}) → RGBA for the valid `h × w` corner. */
-export function chunkToRgba(chunk, axes, h, w, chunkCoords, chunkShape) {
+/** Where, in a chunk of `chunkShape` with `stride`, the plane the axes held at one index (`fixed`) pick begins. */
+function planeOffset(fixed, chunkShape, stride) {
+  let base = 0;
+  for (const [axis, index] of Object.entries(fixed)) base += (index % chunkShape[axis]) * stride[axis];
+  return base;
+}
+
+/** Chunk samples (zarrita's {data, shape, stride}) → RGBA for the valid `h × w` corner of the plane `fixed` picks. */
+export function chunkToRgba(chunk, axes, fixed, h, w, chunkCoords, chunkShape) {
   const { data, stride } = chunk;
   const rgba = new Uint8ClampedArray(h * w * 4);
-  let base = 0;
-  for (const [axis, index] of Object.entries(axes.fixed)) base += (index % chunkShape[axis]) * stride[axis];
+  const base = planeOffset(fixed, chunkShape, stride);
   const sy = stride[axes.y];
   const sx = stride[axes.x];
   const sc = axes.c >= 0 ? stride[axes.c] : 0;
@@ -39,14 +45,13 @@ export function chunkToRgba(chunk, axes, h, w, chunkCoords, chunkShape) {
  * mapped to 0–1, tinted by its colour and added, as OME-Zarr viewers composite `omero`
  * channels.
  */
-export function compositeToRgba(chunks, axes, h, w, chunkShape) {
+export function compositeToRgba(chunks, axes, fixed, h, w, chunkShape) {
   const rgba = new Uint8ClampedArray(h * w * 4);
   const sum = new Float32Array(h * w * 3);
   axes.composite.forEach((channel, k) => {
     if (!channel.active) return;
     const { data, stride } = chunks[k];
-    let base = 0;
-    for (const [axis, index] of Object.entries(axes.fixed)) base += (index % chunkShape[axis]) * stride[axis];
+    const base = planeOffset(fixed, chunkShape, stride);
     const [r, g, b] = channel.color;
     const scale = 1 / (channel.end - channel.start);
     for (let y = 0, o = 0; y < h; y++) {
@@ -88,25 +93,20 @@ export class Viewer extends EventTarget {
   }
 
   setDataset(dataset) {
-    this.generation++;
     this.dataset = dataset;
-    this.cache.clear();
-    this.loading.clear();
-    // Loads of the previous dataset finish unseen (their generation is stale) and never
-    // decrement the counter, so it restarts here.
-    this.inFlight = 0;
-    this.queue = [];
     this.hover = null;
     this.stats = null;
     this.fit();
-    this.requestRender();
+    this.refresh();
   }
 
-  /** Draws the chunks again (other channel settings): the view stays, the decoded chunks go. */
+  /** Draws the chunks again (another dataset, plane or channel settings): the decoded chunks go. */
   refresh() {
     this.generation++;
     this.cache.clear();
     this.loading.clear();
+    // Loads already started finish unseen (their generation is stale) and never decrement
+    // the counter, so it restarts here.
     this.inFlight = 0;
     this.queue = [];
     this.requestRender();
@@ -324,7 +324,8 @@ export class Viewer extends EventTarget {
     const coords = array.shape.map(() => 0);
     coords[axes.y] = c.cy;
     coords[axes.x] = c.cx;
-    for (const [axis, index] of Object.entries(axes.fixed)) coords[axis] = Math.floor(index / array.chunks[axis]);
+    const fixed = fixedAt(this.dataset, L);
+    for (const [axis, index] of Object.entries(fixed)) coords[axis] = Math.floor(index / array.chunks[axis]);
     const meter = {};
     const t0 = performance.now();
     const w = Math.min(L.chunkWidth, L.width - c.cx * L.chunkWidth);
@@ -339,9 +340,9 @@ export class Viewer extends EventTarget {
         return channel.active ? array.getChunk(at, { meter: k === first ? meter : {} }) : null;
       }));
       coords[axes.c] = axes.composite[first].index;
-      rgba = compositeToRgba(chunks, axes, h, w, array.chunks);
+      rgba = compositeToRgba(chunks, axes, fixed, h, w, array.chunks);
     } else {
-      rgba = chunkToRgba(await array.getChunk(coords, { meter }), axes, h, w, coords, array.chunks);
+      rgba = chunkToRgba(await array.getChunk(coords, { meter }), axes, fixed, h, w, coords, array.chunks);
     }
     const t1 = performance.now();
     const canvas = document.createElement("canvas");

@@ -339,6 +339,7 @@ test("the inspector's figures follow quality, colour space, subsampling, trellis
 
 test("a converted z-stack of two channels: a z slider picks the plane, and the channels blend by their omero colours and windows", async () => {
   // c × z × y × x = 2 × 3 × 96 × 128, written by tifffile, converted with chunks of 2 z planes
+  // and a level 1 that halves z too (2 planes of 48 × 64)
   const [Z, H, W] = [3, 96, 128];
   const tif = path.join(FIXTURES, "czyx.ome.tif");
   const written = spawnSync(PYTHON, ["-c", `
@@ -351,7 +352,7 @@ tifffile.imwrite(sys.argv[1], data.clip(0, 255).astype(np.uint8), ome=True, phot
   assert.equal(written.status, 0, written.stderr);
   const { convert } = await import("../../dist/convert.js");
   const out = path.join(FIXTURES, "czyx.zarr");
-  await convert(tif, out, { chunkDepth: 2, quality: 90 });
+  await convert(tif, out, { chunkDepth: 2, quality: 90, downsampleZ: true, levels: 2 });
   const group = storeJson("_e2e", "czyx.zarr", "zarr.json");
   const channels = group.attributes.ome.omero.channels;
   await page.evaluate(() => window.demo.open("/stores/_e2e/czyx.zarr"));
@@ -368,13 +369,13 @@ tifffile.imwrite(sys.argv[1], data.clip(0, 255).astype(np.uint8), ome=True, phot
   assert.equal(await page.evaluate(() => window.demo.dataset.axes.fixed[1]), 2);
   const meta = storeJson("_e2e", "czyx.zarr", "0", "zarr.json");
   const planes = [0, 1].map((c) => decode(meta.codecs.at(-1).configuration, fs.readFileSync(path.join(out, "0", "c", String(c), "1", "0", "0")), [2 * H, W]));
-  const expected = (only) => {
-    const rgba = new Uint8Array(H * W * 4);
-    for (let i = 0; i < H * W; i++) {
+  const expected = (only, samples = planes, n = H * W) => {
+    const rgba = new Uint8Array(n * 4);
+    for (let i = 0; i < n; i++) {
       const sum = [0, 0, 0];
       for (const c of only) {
         const { start, end } = channels[c].window;
-        const v = Math.min(Math.max((planes[c][i] - start) / (end - start), 0), 1);
+        const v = Math.min(Math.max((samples[c][i] - start) / (end - start), 0), 1);
         const color = [0, 2, 4].map((k) => parseInt(channels[c].color.slice(k, k + 2), 16) / 255);
         for (let k = 0; k < 3; k++) sum[k] += v * color[k];
       }
@@ -382,9 +383,9 @@ tifffile.imwrite(sys.argv[1], data.clip(0, 255).astype(np.uint8), ome=True, phot
     }
     return rgba;
   };
-  const worst = (got, want) => {
+  const worst = (got, want, n = H * W) => {
     let d = 0;
-    for (let i = 0; i < H * W; i++) for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(got[4 * i + k] - want[4 * i + k]));
+    for (let i = 0; i < n; i++) for (let k = 0; k < 3; k++) d = Math.max(d, Math.abs(got[4 * i + k] - want[4 * i + k]));
     return d;
   };
   const shown = await pixelsAt(0, 0, 0, W, H);
@@ -394,6 +395,16 @@ tifffile.imwrite(sys.argv[1], data.clip(0, 255).astype(np.uint8), ome=True, phot
   await page.locator('#channels input[data-toggle="1"]').uncheck();
   const alone = await pixelsAt(0, 0, 0, W, H);
   assert.ok(worst(alone.rgba, expected([0])) <= 1, `channel 0 alone differs by ${worst(alone.rgba, expected([0]))}`);
+  // level 1 halves z: level 0's plane 2 is in its plane 1 (scale 2), the second of its one
+  // z-chunk of 2 planes, rows 48–95 of that chunk's JPEG
+  const meta1 = storeJson("_e2e", "czyx.zarr", "1", "zarr.json");
+  assert.deepEqual(meta1.shape, [2, 2, H / 2, W / 2]);
+  const planes1 = [0, 1].map((c) => decode(meta1.codecs.at(-1).configuration, fs.readFileSync(path.join(out, "1", "c", String(c), "0", "0", "0")), [H, W / 2])
+    .subarray((H / 2) * (W / 2)));
+  const level1 = await pixelsAt(1, 0, 0, W / 2, H / 2);
+  assert.equal(level1.level, 1);
+  const n1 = (H / 2) * (W / 2);
+  assert.ok(worst(level1.rgba, expected([0], planes1, n1), n1) <= 1, `level 1 at z = 2 differs by ${worst(level1.rgba, expected([0], planes1, n1), n1)}`);
 });
 
 test("clear messages: a URL that fails, a codec the page lacks (named), a non-uint8 array", async () => {
