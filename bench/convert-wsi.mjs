@@ -139,15 +139,23 @@ function makeInput(file, side, save) {
   return file;
 }
 
-/** Ours (npm, then Python), then `vips dzsave`, on `file`: { ours, python, reference, alternative } (their outputs removed). */
-function sideBySide(file) {
+/**
+ * Ours (npm, then Python) on `file`, then the reference, `run()` (by default `vips dzsave` of
+ * `file`): { ours, python, reference, alternative }, their outputs removed.
+ */
+function sideBySide(file, reference = "vips dzsave", run = () => dzRemoved(file)) {
   const a = ours(file, path.join(dir, "ours.zarr"));
   rm(path.join(dir, "ours.zarr"));
   const p = hasPython ? python(file, path.join(dir, "python.zarr")) : null;
   rm(path.join(dir, "python.zarr"));
+  return { ours: a, python: p, reference, alternative: run() };
+}
+
+/** `vips dzsave` of `file`, its output removed. */
+function dzRemoved(file) {
   const b = dz(file, path.join(dir, "dz"));
   rm(path.join(dir, "dz_files"));
-  return { ours: a, python: p, reference: "vips dzsave", alternative: b };
+  return b;
 }
 const megabytes = (file) => (fs.statSync(file).size / 1e6).toFixed(0);
 
@@ -176,29 +184,22 @@ try {
     }
     const folder = path.join(slide, "dicom");
     const mp = (dicomSide * dicomSide) / 1e6;
-    const a = ours(folder, path.join(dir, "ours.zarr"));
-    rm(path.join(dir, "ours.zarr"));
-    const p = hasPython ? python(folder, path.join(dir, "python.zarr")) : null;
-    rm(path.join(dir, "python.zarr"));
-    const b = dz(path.join(slide, "slide.svs"), path.join(dir, "dz"));
-    rm(path.join(dir, "dz_files"));
     rows.push({ input: `DICOM WSI ${dicomSide}² (${mp.toFixed(0)} MP, ${(bytesUnder(folder) / 1e6).toFixed(0)} MB; vips: the SVS it was made from)`,
-      megapixels: null, ours: a, python: p, reference: "vips dzsave", alternative: b, timeLimit: 0.7 });
+      megapixels: null, ...sideBySide(folder, "vips dzsave", () => dzRemoved(path.join(slide, "slide.svs"))), timeLimit: 0.7 });
     if (!keep) rm(slide);
   } else if (dicomSide > 0) {
     console.error("the DICOM row needs the project's Python environment (.venv, with wsidicomizer): run npm run setup");
   }
   if (volumePlanes > 0 && fs.existsSync(venvPython)) {
     const stack = makeVolume(venvPython, path.join(dir, `volume-${volumePlanes}x${volumeSide}.ome.tif`), volumePlanes, volumeSide);
-    const a = ours(stack, path.join(dir, "ours.zarr"));
-    rm(path.join(dir, "ours.zarr"));
-    const p = hasPython ? python(stack, path.join(dir, "python.zarr")) : null;
-    rm(path.join(dir, "python.zarr"));
-    const out = path.join(dir, "alternative.zarr");
-    const b = { ...measure(venvPython, [path.join(root, "bench/volume-alternative.py"), stack, out]), bytes: bytesUnder(out) };
-    rm(out);
+    const alternative = () => {
+      const out = path.join(dir, "alternative.zarr");
+      const b = { ...measure(venvPython, [path.join(root, "bench/volume-alternative.py"), stack, out]), bytes: bytesUnder(out) };
+      rm(out);
+      return b;
+    };
     rows.push({ input: `uint8 OME-TIFF z-stack ${volumePlanes} × ${volumeSide}² (${(fs.statSync(stack).size / 1e9).toFixed(2)} GB)`,
-      megapixels: null, ours: a, python: p, reference: "tifffile + imagecodecs + zarr-python (bench/volume-alternative.py)", alternative: b, timeLimit: 1 });
+      megapixels: null, ...sideBySide(stack, "tifffile + imagecodecs + zarr-python (bench/volume-alternative.py)", alternative), timeLimit: 1 });
     if (!keep) rm(stack);
   } else if (volumePlanes > 0) {
     console.error("the volume row needs the project's Python environment (.venv, with tifffile): run npm run setup");
